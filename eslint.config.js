@@ -1,0 +1,48 @@
+import tseslint from 'typescript-eslint';
+
+// Core must run anywhere (browsers, workers, Deno, Bun): no Node built-ins, no Express, no pg and no
+// Buffer, except in files whose name ends in `.node.ts` (or that live under src/node/), which are only
+// reachable from the `/node`, `/pg` and `/testing` subpaths. Other files may not import those either.
+const nodeOnlyFiles = ['packages/core/src/**/*.node.ts', 'packages/core/src/node/**/*.ts'];
+
+export default tseslint.config(
+  { ignores: ['**/dist/**', '**/node_modules/**', '.tollgate/**', 'coverage/**', '**/*.d.ts', 'contracts/artifacts/**'] },
+  {
+    files: ['**/*.ts'],
+    languageOptions: { parser: tseslint.parser },
+    plugins: { '@typescript-eslint': tseslint.plugin },
+    rules: {
+      'no-debugger': 'error',
+      'no-var': 'error',
+      'prefer-const': 'error',
+      eqeqeq: ['error', 'smart'],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-explicit-any': 'error',
+    },
+  },
+  {
+    files: ['packages/core/src/**/*.ts'],
+    ignores: [...nodeOnlyFiles, 'packages/core/src/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['node:*'], message: 'core is platform-neutral: put Node-only code in a *.node.ts file exported from a Node subpath.' },
+            { group: ['express', 'express/*'], message: 'core never imports express: adapters live in *.node.ts files.' },
+            { group: ['pg', 'pg/*', 'pg-*'], message: 'core never imports pg: the driver lives behind @tollgate/core/pg.' },
+            { group: ['buffer', 'fs', 'path', 'crypto', 'zlib', 'http', 'https', 'os', 'stream', 'child_process', 'net', 'url', 'util'], message: 'Node built-in: use a *.node.ts file.' },
+            { group: ['**/*.node', '**/*.node.ts', '**/node/*'], message: 'platform-neutral code cannot import Node-only files.' },
+          ],
+        },
+      ],
+      'no-restricted-globals': [
+        'error',
+        { name: 'Buffer', message: 'Use Uint8Array in core; Buffer is Node-only.' },
+        { name: 'process', message: 'core takes configuration as parameters; process is Node-only.' },
+        { name: 'require', message: 'ESM only.' },
+        { name: '__dirname', message: 'Node-only.' },
+      ],
+    },
+  },
+);

@@ -1,0 +1,13 @@
+/**
+ * `@tollgate/core`: the framework-agnostic engine of Tollgate. Everything here runs in Node, browsers
+ * and workers; Node-only helpers live under `@tollgate/core/node`, drivers under `/pglite` and `/pg`,
+ * and conformance suites under `/testing`.
+ *
+ * @packageDocumentation
+ */
+export * from './errors';
+export * from './time';
+export * from './cbor';
+export * from './crypto';
+export * from './http';
+export * from './storage';

@@ -1,0 +1,32 @@
+import { defineConfig, type Options } from 'tsup';
+import { packages, outputName } from './scripts/workspace.mjs';
+
+// One config for the whole workspace: every package builds its entry map (see scripts/workspace.mjs)
+// to ESM + CJS + .d.ts. `TOLLGATE_BUILD_FAST=1` skips declarations (used by `npm start`).
+const withTypes = process.env.TOLLGATE_BUILD_FAST !== '1';
+
+export default defineConfig(
+  packages.map((pkg): Options => {
+    const entry: Record<string, string> = {};
+    for (const [subpath, source] of Object.entries(pkg.entries)) entry[outputName(subpath)] = `${pkg.dir}/${source}`;
+    for (const [bin, source] of Object.entries(pkg.bins ?? {})) entry[`bin/${bin}`] = `${pkg.dir}/${source}`;
+    return {
+      name: pkg.name,
+      entry,
+      outDir: `${pkg.dir}/dist`,
+      format: ['esm', 'cjs'],
+      dts: withTypes ? { compilerOptions: { composite: false } } : false,
+      tsconfig: 'tsconfig.build.json',
+      platform: pkg.platform,
+      target: 'node20',
+      sourcemap: true,
+      clean: true,
+      splitting: true,
+      treeshake: true,
+      skipNodeModulesBundle: true,
+      external: [/^@tollgate\//],
+      loader: { '.sql': 'text' },
+      silent: true,
+    };
+  }),
+);
