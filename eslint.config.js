@@ -27,11 +27,14 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
+          // Bare built-in names (without `node:`); exact names only, so `./crypto` stays allowed.
+          paths: ['buffer', 'fs', 'path', 'crypto', 'zlib', 'http', 'https', 'os', 'stream', 'child_process', 'net', 'url', 'util', 'worker_threads'].map(
+            (name) => ({ name, message: 'Node built-in: use a *.node.ts file.' }),
+          ),
           patterns: [
             { group: ['node:*'], message: 'core is platform-neutral: put Node-only code in a *.node.ts file exported from a Node subpath.' },
             { group: ['express', 'express/*'], message: 'core never imports express: adapters live in *.node.ts files.' },
             { group: ['pg', 'pg/*', 'pg-*'], message: 'core never imports pg: the driver lives behind @tollgate/core/pg.' },
-            { group: ['buffer', 'fs', 'path', 'crypto', 'zlib', 'http', 'https', 'os', 'stream', 'child_process', 'net', 'url', 'util'], message: 'Node built-in: use a *.node.ts file.' },
             { group: ['**/*.node', '**/*.node.ts', '**/node/*'], message: 'platform-neutral code cannot import Node-only files.' },
           ],
         },

@@ -11,3 +11,4 @@ export * from './cbor';
 export * from './crypto';
 export * from './http';
 export * from './storage';
+export * from './config';

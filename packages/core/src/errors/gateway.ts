@@ -26,6 +26,7 @@ export const gatewayErrorCodes = {
   rate_limited: { status: 429, group: 'temporary' },
   // Additions (docs/decisions.md).
   method_not_allowed: { status: 405, group: 'invalid_input' },
+  request_timeout: { status: 408, group: 'temporary' },
   payload_too_large: { status: 413, group: 'invalid_input' },
   unsupported_media_type: { status: 415, group: 'invalid_input' },
   conflict: { status: 409, group: 'refusal' },

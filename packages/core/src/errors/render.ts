@@ -29,7 +29,7 @@ const requestToGateway: Record<RequestErrorCode, GatewayErrorCode> = {
   malformed_request: 'invalid_request',
   not_found: 'not_found',
   method_not_allowed: 'method_not_allowed',
-  request_timeout: 'invalid_request',
+  request_timeout: 'request_timeout',
   payload_too_large: 'payload_too_large',
   unsupported_media_type: 'unsupported_media_type',
 };

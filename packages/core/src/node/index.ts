@@ -7,3 +7,5 @@
 export * from '../crypto/ed25519-signer.node';
 export * from '../http/decompress.node';
 export * from '../http/express-adapter.node';
+export * from './http-server';
+export * from './logging';

@@ -1,0 +1,1 @@
+export { parseEnv, envInteger, envString, envUrl, envEnum, envBoolean, ConfigError, type EnvRecord, type EnvVarSchema, type EnvOptions } from './env';

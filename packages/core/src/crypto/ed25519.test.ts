@@ -1,0 +1,238 @@
+import { describe, expect, it } from 'vitest';
+import { createNodeEd25519Signer, verifyEd25519Node } from './ed25519-signer.node';
+import {
+  createNobleEd25519Signer,
+  CryptoError,
+  ed25519PublicKey,
+  generateEd25519KeyPair,
+  hexDecode,
+  hexEncode,
+  randomBytes,
+  verifyEd25519,
+  type Ed25519SignerOptions,
+  type Signer,
+} from './index';
+
+/** RFC 8032 §7.1 test vectors for Ed25519. */
+const rfc8032Vectors = [
+  {
+    name: 'TEST 1',
+    secretKey: '9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60',
+    publicKey: 'd75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a',
+    message: '',
+    signature:
+      'e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065224901555fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b',
+  },
+  {
+    name: 'TEST 2',
+    secretKey: '4ccd089b28ff96da9db6c346ec114e0f5b8a319f35aba624da8cf6ed4fb8a6fb',
+    publicKey: '3d4017c3e843895a92b70aa74d1b7ebc9c982ccf2ec4968cc0cd55f12af4660c',
+    message: '72',
+    signature:
+      '92a009a9f0d4cab8720e820b5f642540a2b27b5416503f8fb3762223ebdb69da085ac1e43e15996e458f3613d0f11d8c387b2eaeb4302aeeb00d291612bb0c00',
+  },
+  {
+    name: 'TEST 3',
+    secretKey: 'c5aa8df43f9f837bedb7442f31dcb7b166d38535076f094b85ce3a2e0b4458f7',
+    publicKey: 'fc51cd8e6218a1a38da47ed00230f0580816ed13ba3303ac5deb911548908025',
+    message: 'af82',
+    signature:
+      '6291d657deec24024827e69c3abe01a30ce548a284743a445e3680d7db5ac3ac18ff9b538d16f290ae67f760984dc6594a7c15e9716ed28dc027beceea1ec40a',
+  },
+  {
+    name: 'TEST 1024',
+    secretKey: 'f5e5767cf153319517630f226876b86c8160cc583bc013744c6bf255f5cc0ee5',
+    publicKey: '278117fc144c72340f67d0f2316e8386ceffbf2b2428c9c51fef7c597f1d426e',
+    message: [
+      '08b8b2b733424243760fe426a4b54908632110a66c2f6591eabd3345e3e4eb98fa6e264bf09efe12ee50f8f54e9f77b1',
+      'e355f6c50544e23fb1433ddf73be84d879de7c0046dc4996d9e773f4bc9efe5738829adb26c81b37c93a1b270b20329d',
+      '658675fc6ea534e0810a4432826bf58c941efb65d57a338bbd2e26640f89ffbc1a858efcb8550ee3a5e1998bd177e93a',
+      '7363c344fe6b199ee5d02e82d522c4feba15452f80288a821a579116ec6dad2b3b310da903401aa62100ab5d1a36553e',
+      '06203b33890cc9b832f79ef80560ccb9a39ce767967ed628c6ad573cb116dbefefd75499da96bd68a8a97b928a8bbc10',
+      '3b6621fcde2beca1231d206be6cd9ec7aff6f6c94fcd7204ed3455c68c83f4a41da4af2b74ef5c53f1d8ac70bdcb7ed1',
+      '85ce81bd84359d44254d95629e9855a94a7c1958d1f8ada5d0532ed8a5aa3fb2d17ba70eb6248e594e1a2297acbbb39d',
+      '502f1a8c6eb6f1ce22b3de1a1f40cc24554119a831a9aad6079cad88425de6bde1a9187ebb6092cf67bf2b13fd65f270',
+      '88d78b7e883c8759d2c4f5c65adb7553878ad575f9fad878e80a0c9ba63bcbcc2732e69485bbc9c90bfbd62481d9089b',
+      'eccf80cfe2df16a2cf65bd92dd597b0707e0917af48bbb75fed413d238f5555a7a569d80c3414a8d0859dc65a46128ba',
+      'b27af87a71314f318c782b23ebfe808b82b0ce26401d2e22f04d83d1255dc51addd3b75a2b1ae0784504df543af8969b',
+      'e3ea7082ff7fc9888c144da2af58429ec96031dbcad3dad9af0dcbaaaf268cb8fcffead94f3c7ca495e056a9b47acdb7',
+      '51fb73e666c6c655ade8297297d07ad1ba5e43f1bca32301651339e22904cc8c42f58c30c04aafdb038dda0847dd988d',
+      'cda6f3bfd15c4b4c4525004aa06eeff8ca61783aacec57fb3d1f92b0fe2fd1a85f6724517b65e614ad6808d6f6ee34df',
+      'f7310fdc82aebfd904b01e1dc54b2927094b2db68d6f903b68401adebf5a7e08d78ff4ef5d63653a65040cf9bfd4aca7',
+      '984a74d37145986780fc0b16ac451649de6188a7dbdf191f64b5fc5e2ab47b57f7f7276cd419c17a3ca8e1b939ae49e4',
+      '88acba6b965610b5480109c8b17b80e1b7b750dfc7598d5d5011fd2dcc5600a32ef5b52a1ecc820e308aa342721aac09',
+      '43bf6686b64b2579376504ccc493d97e6aed3fb0f9cd71a43dd497f01f17c0e2cb3797aa2a2f256656168e6c496afc5f',
+      'b93246f6b1116398a346f1a641f3b041e989f7914f90cc2c7fff357876e506b50d334ba77c225bc307ba537152f3f161',
+      '0e4eafe595f6d9d90d11faa933a15ef1369546868a7f3a45a96768d40fd9d03412c091c6315cf4fde7cb68606937380d',
+      'b2eaaa707b4c4185c32eddcdd306705e4dc1ffc872eeee475a64dfac86aba41c0618983f8741c5ef68d3a101e8a3b8ca',
+      'c60c905c15fc910840b94c00a0b9d0',
+    ].join(''),
+    signature:
+      '0aab4c900501b3e24d7cdf4663326a3a87df5e4843b2cbdb67cbf6e460fec350aa5371b1508f9f4528ecea23c436d94b5e8fcd4f681e30a6ac00a9704a188a03',
+  },
+  {
+    name: 'TEST SHA(abc)',
+    secretKey: '833fe62409237b9d62ec77587520911e9a759cec1d19755b7da901b96dca3d42',
+    publicKey: 'ec172b93ad5e563bf4932c70e1245034c35467ef2efd4d64ebf819683467e2bf',
+    message:
+      'ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f',
+    signature:
+      'dc2a4459e7369633a52b1bf277839a00201009a3efbf3ecb69bea2186c26b58909351fc9ac90b3ecfdfbc7c66431e0303dca179c138ac17ad9bef1177331a704',
+  },
+];
+
+const signerFactories: Array<[string, (options: Ed25519SignerOptions) => Signer]> = [
+  ['createNobleEd25519Signer', createNobleEd25519Signer],
+  ['createNodeEd25519Signer', createNodeEd25519Signer],
+];
+
+const verifiers: Array<[string, typeof verifyEd25519]> = [
+  ['verifyEd25519', verifyEd25519],
+  ['verifyEd25519Node', verifyEd25519Node],
+];
+
+function flipBit(bytes: Uint8Array, bit: number): Uint8Array {
+  const copy = bytes.slice();
+  copy[bit >> 3] = (copy[bit >> 3] as number) ^ (1 << (bit & 7));
+  return copy;
+}
+
+it('the TEST 1024 message is 1023 bytes long', () => {
+  expect(hexDecode(rfc8032Vectors[3]?.message ?? '')).toHaveLength(1023);
+});
+
+describe.each(signerFactories)('%s', (_name, createSigner) => {
+  describe.each(rfc8032Vectors)('RFC 8032 $name', (vector) => {
+    const privateKey = hexDecode(vector.secretKey);
+    const message = hexDecode(vector.message);
+
+    it('derives the public key, reproduces the signature bytes and verifies', async () => {
+      const signer = createSigner({ privateKey, kid: 'rfc8032' });
+      expect(signer.kid).toBe('rfc8032');
+      expect(signer.alg).toBe('EdDSA');
+      expect(hexEncode(signer.publicKey)).toBe(vector.publicKey);
+      const signature = await signer.sign(message);
+      expect(hexEncode(signature)).toBe(vector.signature);
+      expect(signature).toBeInstanceOf(Uint8Array);
+      for (const [, verify] of verifiers) expect(verify(signer.publicKey, message, signature)).toBe(true);
+    });
+  });
+
+  it('signs deterministically and leaves the message untouched', async () => {
+    const signer = createSigner({ privateKey: randomBytes(32), kid: 'k' });
+    const message = randomBytes(100);
+    const before = message.slice();
+    const [first, second] = await Promise.all([signer.sign(message), signer.sign(message)]);
+    expect(first).toEqual(second);
+    expect(message).toEqual(before);
+  });
+
+  it('keeps its own copy of the seed', async () => {
+    const privateKey = randomBytes(32);
+    const expected = await createNobleEd25519Signer({ privateKey: privateKey.slice(), kid: 'k' }).sign(Uint8Array.of(1));
+    const signer = createSigner({ privateKey, kid: 'k' });
+    privateKey.fill(0);
+    expect(await signer.sign(Uint8Array.of(1))).toEqual(expected);
+  });
+
+  it('never exposes the private key through the object', () => {
+    const privateKey = randomBytes(32);
+    const signer = createSigner({ privateKey, kid: 'k' });
+    expect(Object.keys(signer).sort()).toEqual(['alg', 'kid', 'publicKey', 'sign']);
+    expect(JSON.stringify(signer)).not.toContain(hexEncode(privateKey));
+    expect(Object.isFrozen(signer)).toBe(true);
+  });
+
+  it('refuses private keys that are not a 32-byte seed', () => {
+    for (const length of [0, 31, 33, 64]) {
+      expect(() => createSigner({ privateKey: new Uint8Array(length), kid: 'k' })).toThrow(
+        expect.objectContaining({ code: 'invalid_key', details: { expectedBytes: 32, actualBytes: length } }),
+      );
+    }
+    // The libsodium-style 64-byte secret key gets a hint instead of a bare length error.
+    expect(() => createSigner({ privateKey: new Uint8Array(64), kid: 'k' })).toThrow(/first 32 bytes/);
+    expect(() => createSigner({ privateKey: 'seed' as unknown as Uint8Array, kid: 'k' })).toThrow(CryptoError);
+  });
+
+  it('refuses a missing, empty or overlong kid', () => {
+    for (const kid of ['', 'x'.repeat(257), undefined, 7]) {
+      expect(() => createSigner({ privateKey: randomBytes(32), kid: kid as string })).toThrow(
+        expect.objectContaining({ code: 'invalid_argument' }),
+      );
+    }
+    expect(() => createSigner(null as unknown as Ed25519SignerOptions)).toThrow(CryptoError);
+  });
+
+  it('rejects a message that is not bytes', async () => {
+    const signer = createSigner({ privateKey: randomBytes(32), kid: 'k' });
+    await expect(signer.sign('text' as unknown as Uint8Array)).rejects.toThrow(CryptoError);
+  });
+});
+
+describe('key helpers', () => {
+  it('ed25519PublicKey derives the RFC 8032 public keys', () => {
+    for (const vector of rfc8032Vectors) expect(hexEncode(ed25519PublicKey(hexDecode(vector.secretKey)))).toBe(vector.publicKey);
+    expect(() => ed25519PublicKey(new Uint8Array(16))).toThrow(expect.objectContaining({ code: 'invalid_key' }));
+  });
+
+  it('generateEd25519KeyPair returns a matching 32-byte pair, fresh each time', async () => {
+    const pair = generateEd25519KeyPair();
+    expect(pair.privateKey).toHaveLength(32);
+    expect(pair.publicKey).toEqual(ed25519PublicKey(pair.privateKey));
+    expect(generateEd25519KeyPair().privateKey).not.toEqual(pair.privateKey);
+    const signer = createNobleEd25519Signer({ privateKey: pair.privateKey, kid: 'k' });
+    expect(signer.publicKey).toEqual(pair.publicKey);
+  });
+
+  it('generateEd25519KeyPair uses an injected random source', () => {
+    const vector = rfc8032Vectors[0] as (typeof rfc8032Vectors)[number];
+    const pair = generateEd25519KeyPair(() => hexDecode(vector.secretKey));
+    expect(hexEncode(pair.publicKey)).toBe(vector.publicKey);
+  });
+});
+
+describe.each(verifiers)('%s', (_name, verify) => {
+  const vector = rfc8032Vectors[2] as (typeof rfc8032Vectors)[number];
+  const publicKey = hexDecode(vector.publicKey);
+  const message = hexDecode(vector.message);
+  const signature = hexDecode(vector.signature);
+
+  it('accepts the genuine signature', () => {
+    expect(verify(publicKey, message, signature)).toBe(true);
+  });
+
+  it('rejects every single-bit change of the signature', () => {
+    for (let bit = 0; bit < 512; bit++) expect(verify(publicKey, message, flipBit(signature, bit))).toBe(false);
+  });
+
+  it('rejects a tampered message, a longer or shorter message, and another key', () => {
+    for (let bit = 0; bit < 16; bit++) expect(verify(publicKey, flipBit(message, bit), signature)).toBe(false);
+    expect(verify(publicKey, Uint8Array.of(...message, 0), signature)).toBe(false);
+    expect(verify(publicKey, message.subarray(0, 1), signature)).toBe(false);
+    expect(verify(hexDecode(rfc8032Vectors[1]?.publicKey ?? ''), message, signature)).toBe(false);
+  });
+
+  it('rejects a tampered public key', () => {
+    for (let bit = 0; bit < 256; bit++) expect(verify(flipBit(publicKey, bit), message, signature)).toBe(false);
+  });
+
+  it('returns false, never throws, for wrong lengths and wrong types', () => {
+    for (const length of [0, 31, 33, 64]) expect(verify(new Uint8Array(length).fill(1), message, signature)).toBe(false);
+    for (const length of [0, 32, 63]) expect(verify(publicKey, message, signature.slice(0, length))).toBe(false);
+    expect(verify(publicKey, message, Uint8Array.of(...signature, 0))).toBe(false);
+    expect(verify(publicKey, message, Uint8Array.of(...signature, ...signature))).toBe(false);
+    const garbage = [null, undefined, 'text', 42, {}, [1, 2]] as unknown as Uint8Array[];
+    for (const value of garbage) {
+      expect(verify(value, message, signature)).toBe(false);
+      expect(verify(publicKey, value, signature)).toBe(false);
+      expect(verify(publicKey, message, value)).toBe(false);
+    }
+  });
+
+  it('rejects a public key that is not a point on the curve', () => {
+    // y = 2 has no x on Ed25519 (the same off-curve key OpenSSL and noble both refuse).
+    const offCurve = new Uint8Array(32);
+    offCurve[0] = 2;
+    expect(verify(offCurve, message, signature)).toBe(false);
+  });
+});

@@ -1,0 +1,53 @@
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { RequestError } from '../errors';
+import { nodeBrotliDecompress, nodeDecompressors, nodeGunzip } from './decompress.node';
+
+const text = 'tollgate '.repeat(1000);
+const zeros = new Uint8Array(50 * 1024 * 1024);
+const codecs = [
+  { name: 'gzip', decompress: nodeGunzip, compress: (input: Uint8Array | string) => new Uint8Array(gzipSync(input)) },
+  { name: 'br', decompress: nodeBrotliDecompress, compress: (input: Uint8Array | string) => new Uint8Array(brotliCompressSync(input, { params: { [constants.BROTLI_PARAM_QUALITY]: 1 } })) },
+];
+
+async function refusal(promise: Promise<unknown>): Promise<RequestError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(RequestError);
+  return error as RequestError;
+}
+
+describe('nodeDecompressors', () => {
+  it('maps gzip and br', () => {
+    expect(nodeDecompressors).toEqual({ gzip: nodeGunzip, br: nodeBrotliDecompress });
+  });
+
+  describe.each(codecs)('$name', ({ decompress, compress }) => {
+    it('inflates into a plain Uint8Array, accepting exactly the cap', async () => {
+      const out = await decompress(compress(text), text.length);
+      expect(new TextDecoder().decode(out)).toBe(text);
+      expect(Object.getPrototypeOf(out)).toBe(Uint8Array.prototype);
+    });
+
+    it('refuses one byte over the cap and stops a bomb early', async () => {
+      expect((await refusal(decompress(compress(text), text.length - 1))).code).toBe('payload_too_large');
+      const bomb = compress(zeros);
+      let started = performance.now();
+      expect((await decompress(bomb, zeros.length)).byteLength).toBe(zeros.length);
+      const inflateAll = performance.now() - started;
+      started = performance.now();
+      expect((await refusal(decompress(bomb, 64 * 1024))).code).toBe('payload_too_large');
+      // Stopping at the cap costs a few output chunks, not the whole 50 MiB.
+      expect(performance.now() - started).toBeLessThan(inflateAll / 4);
+    });
+
+    it('refuses truncated and garbage input with malformed_body', async () => {
+      const whole = compress(text);
+      for (const input of [whole.subarray(0, whole.length - 4), new TextEncoder().encode('certainly not compressed')]) {
+        expect((await refusal(decompress(input, 1e6))).code).toBe('malformed_body');
+      }
+    });
+  });
+});

@@ -1,0 +1,75 @@
+import type { HttpResponse } from './types';
+
+/**
+ * A response ready for the wire: lower-case headers (with `content-type` and `content-length` filled
+ * in) and the body as bytes, or `undefined` when none may be sent. What `handleHttp` resolves to.
+ *
+ * @example
+ * ```ts
+ * import { handleHttp, type SerializedResponse } from '@tollgate/core';
+ * const out: SerializedResponse = await handleHttp(routes, { method: 'GET', url: '/health', headers: {}, body: () => null });
+ * ```
+ */
+export interface SerializedResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: Uint8Array | undefined;
+}
+
+const headerName = /^[!#$%&'*+.^_`|~0-9a-z-]+$/;
+// Field values: visible ASCII, obs-text, space and tab. CR, LF and NUL would split or end the header.
+const headerValue = /^[\t\x20-\x7e\x80-\xff]*$/;
+const utf8 = new TextEncoder();
+
+/**
+ * Checks that a handler or middleware returned a well-formed {@link HttpResponse}.
+ *
+ * @param value - What was returned.
+ * @throws TypeError when it is not an object with an integer status 200–599 and string headers.
+ */
+export function assertHttpResponse(value: unknown): asserts value is HttpResponse {
+  if (typeof value !== 'object' || value === null) throw new TypeError('a handler must return an HttpResponse object');
+  const { status, headers } = value as HttpResponse;
+  if (!Number.isInteger(status) || status < 200 || status > 599) throw new TypeError(`invalid response status ${String(status)}`);
+  if (headers !== undefined && (typeof headers !== 'object' || headers === null)) throw new TypeError('response headers must be an object');
+}
+
+/**
+ * Serialises a response once: JSON-able bodies with `JSON.stringify`, strings as UTF-8, `Uint8Array`
+ * as-is. Drops the body for HEAD requests (keeping the `content-length` a GET would get) and for 204
+ * and 304 responses.
+ *
+ * @param response - The response from the handler chain.
+ * @param method - The request method.
+ * @returns The wire form.
+ * @throws TypeError for an invalid status, an invalid header name or value, or a body that cannot be
+ *   serialised (a `BigInt`, a cycle); the engine renders that as an internal error.
+ */
+export function serializeResponse(response: HttpResponse, method: string): SerializedResponse {
+  assertHttpResponse(response);
+  const headers: Record<string, string> = Object.create(null) as Record<string, string>;
+  for (const [name, value] of Object.entries(response.headers ?? {})) {
+    const lower = name.toLowerCase();
+    if (!headerName.test(lower)) throw new TypeError(`invalid response header name ${JSON.stringify(name)}`);
+    if (typeof value !== 'string' || !headerValue.test(value)) throw new TypeError(`invalid value for response header ${lower}`);
+    // The body is always sent whole with a content-length; a handler's transfer-encoding would contradict it.
+    if (lower !== 'transfer-encoding') headers[lower] = value;
+  }
+  const [body, defaultType] = encodeBody(response.body);
+  if (response.status === 204 || response.status === 304) {
+    delete headers['content-length'];
+    return { status: response.status, headers: { ...headers }, body: undefined };
+  }
+  if (body !== undefined && defaultType !== undefined) headers['content-type'] ??= defaultType;
+  headers['content-length'] = String(body?.byteLength ?? 0);
+  return { status: response.status, headers: { ...headers }, body: method === 'HEAD' ? undefined : body };
+}
+
+function encodeBody(payload: unknown): [Uint8Array | undefined, string | undefined] {
+  if (payload === undefined) return [undefined, undefined];
+  if (payload instanceof Uint8Array) return [payload, 'application/octet-stream'];
+  if (typeof payload === 'string') return [utf8.encode(payload), 'text/plain; charset=utf-8'];
+  const json = JSON.stringify(payload) as string | undefined;
+  if (json === undefined) throw new TypeError('response body is not JSON-serialisable');
+  return [utf8.encode(json), 'application/json; charset=utf-8'];
+}

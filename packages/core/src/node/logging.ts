@@ -1,0 +1,57 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+/**
+ * Header paths a structured logger must redact wherever a request object gets logged. These headers
+ * carry replayable secrets: merchant API keys and admin tokens (`authorization`), the x402 payment
+ * authorization (`payment-signature`), sessions (`cookie`), and idempotency keys that can replay a stored
+ * response. Shaped for pino's `redact.paths`.
+ */
+export const redactedLogPaths: readonly string[] = [
+  'req.headers.authorization',
+  'req.headers["payment-signature"]',
+  'req.headers["x-payment"]',
+  'req.headers.cookie',
+  'req.headers["idempotency-key"]',
+  'req.headers["x-api-key"]',
+  'res.headers["set-cookie"]',
+  'headers.authorization',
+  'headers["payment-signature"]',
+  'headers.cookie',
+  'headers["idempotency-key"]',
+];
+
+/** The minimal logger shape Tollgate writes to (pino satisfies it). */
+export interface LogSink {
+  info(object: object, message?: string): void;
+  warn(object: object, message?: string): void;
+  error(object: object, message?: string): void;
+}
+
+/**
+ * Request logging middleware: one line per response with method, path (no query string: queries can
+ * carry identifiers a merchant considers private), status and duration. It never logs headers or bodies,
+ * so secrets cannot leak through it even if redaction were misconfigured.
+ *
+ * @example
+ * ```ts
+ * import pino from 'pino';
+ * import { logRequests, redactedLogPaths } from '@tollgate/core/node';
+ * app.use(logRequests(pino({ redact: [...redactedLogPaths] })));
+ * ```
+ */
+export function logRequests(logger: LogSink): (req: IncomingMessage, res: ServerResponse, next: () => void) => void {
+  return (req, res, next) => {
+    const started = performance.now();
+    res.on('finish', () => {
+      const entry = {
+        method: req.method,
+        path: (req.url ?? '/').split('?')[0],
+        status: res.statusCode,
+        durationMs: Math.round((performance.now() - started) * 10) / 10,
+      };
+      if (res.statusCode >= 500) logger.error(entry, 'request failed');
+      else logger.info(entry, 'request');
+    });
+    next();
+  };
+}

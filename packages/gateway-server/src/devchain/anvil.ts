@@ -1,0 +1,196 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { spawnGuarded, type GuardedProcess } from './child-process';
+
+/** Options of {@link startAnvil}. */
+export interface StartAnvilOptions {
+  /** TCP port. Default: a free port picked at start. */
+  port?: number;
+  /** Interface to listen on. Default `127.0.0.1` (never expose a dev chain by default). */
+  host?: string;
+  /** Chain id. Default 31337 (`eip155:31337`). */
+  chainId?: number;
+  /**
+   * File that keeps the chain across restarts: loaded at start when it exists, written when anvil
+   * stops (SIGTERM). A hard kill loses what happened since the last dump; see `stateIntervalSeconds`.
+   */
+  statePath?: string;
+  /** Also dump the state every N seconds while running. Default: only on stop. */
+  stateIntervalSeconds?: number;
+  /**
+   * Keep no historical states (`--prune-history`). Default true: anvil slows down as history grows.
+   * Blocks, receipts and logs stay queryable; only `eth_call` at old block tags stops working.
+   */
+  pruneHistory?: boolean;
+  /** Suppress anvil's own output (default true); when false its stdout is forwarded to ours. */
+  silent?: boolean;
+  /** How long to wait for `eth_chainId` to answer. Default 10 000 ms. */
+  startTimeoutMs?: number;
+  /** Use this anvil binary instead of the one from the `@foundry-rs/anvil` npm package. */
+  binaryPath?: string;
+}
+
+/** A running anvil node. */
+export interface AnvilInstance {
+  /** HTTP JSON-RPC endpoint, e.g. `http://127.0.0.1:41234`. */
+  readonly rpcUrl: string;
+  /** The port anvil listens on. */
+  readonly port: number;
+  /** The chain id it reports. */
+  readonly chainId: number;
+  /** Operating-system process id of the spawned process (the shell guard on POSIX). */
+  readonly pid: number | undefined;
+  /** SIGTERM (anvil then writes `statePath`), await exit; SIGKILL after 5 s. Idempotent. */
+  stop(): Promise<void>;
+}
+
+const here = typeof __filename === 'string' ? __filename : fileURLToPath(import.meta.url);
+
+/**
+ * Finds the anvil binary shipped by the `@foundry-rs/anvil-<platform>-<arch>` npm package (an optional
+ * dependency of `@foundry-rs/anvil`).
+ *
+ * @returns Absolute path of the binary.
+ * @throws Error naming the missing platform package and how to get a binary another way.
+ * @example
+ * ```ts
+ * import { resolveAnvilBinary } from '@tollgate/gateway-server';
+ * console.log(resolveAnvilBinary()); // …/@foundry-rs/anvil-linux-amd64/bin/anvil
+ * ```
+ */
+export function resolveAnvilBinary(): string {
+  const arch = process.arch === 'x64' ? 'amd64' : process.arch;
+  const pkg = `@foundry-rs/anvil-${process.platform}-${arch}`;
+  let manifest: string;
+  try {
+    manifest = createRequire(here).resolve(`${pkg}/package.json`);
+  } catch (cause) {
+    throw new Error(
+      `The anvil binary for ${process.platform}/${process.arch} is not installed: npm package ${pkg} is missing. ` +
+        'Install @foundry-rs/anvil with optional dependencies, or install Foundry and pass binaryPath.',
+      { cause },
+    );
+  }
+  const binary = join(dirname(manifest), 'bin', process.platform === 'win32' ? 'anvil.exe' : 'anvil');
+  if (!existsSync(binary)) throw new Error(`${pkg} is installed but ${binary} does not exist; reinstall it.`);
+  return binary;
+}
+
+/**
+ * Picks a TCP port that is free right now on `host` (the OS chooses; there is a small window before
+ * the caller binds it).
+ *
+ * @param host - Interface to probe.
+ * @returns A free port number.
+ */
+export async function findFreePort(host = '127.0.0.1'): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', reject);
+    server.listen(0, host, () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+async function isPortFree(port: number, host: string): Promise<boolean> {
+  return new Promise((resolveFree) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', () => resolveFree(false));
+    server.listen(port, host, () => server.close(() => resolveFree(true)));
+  });
+}
+
+async function queryChainId(rpcUrl: string): Promise<number | undefined> {
+  try {
+    const response = await fetch(rpcUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }),
+      signal: AbortSignal.timeout(1_000),
+    });
+    const body = (await response.json()) as { result?: unknown };
+    return typeof body.result === 'string' ? Number.parseInt(body.result, 16) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function anvilArgs(port: number, host: string, chainId: number, options: StartAnvilOptions): string[] {
+  const args = ['--port', String(port), '--host', host, '--chain-id', String(chainId)];
+  if (options.silent ?? true) args.push('--silent');
+  if (options.pruneHistory ?? true) args.push('--prune-history');
+  if (options.statePath !== undefined) args.push('--state', options.statePath);
+  if (options.stateIntervalSeconds !== undefined) args.push('--state-interval', String(options.stateIntervalSeconds));
+  return args;
+}
+
+async function waitUntilReady(proc: GuardedProcess, rpcUrl: string, chainId: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (proc.hasExited()) {
+      throw new Error(`anvil exited during start-up: ${proc.stderrTail().trim() || 'no output'}`);
+    }
+    const answered = await queryChainId(rpcUrl);
+    if (answered !== undefined && !proc.hasExited()) {
+      if (answered !== chainId) throw new Error(`${rpcUrl} answered chain id ${answered}, expected ${chainId}.`);
+      return;
+    }
+    if (Date.now() >= deadline) {
+      throw new Error(`anvil did not answer eth_chainId at ${rpcUrl} within ${timeoutMs} ms. ${proc.stderrTail().trim()}`.trim());
+    }
+    await new Promise((resolveDelay) => setTimeout(resolveDelay, 20));
+  }
+}
+
+/**
+ * Starts a local anvil node from the `@foundry-rs/anvil` npm package and resolves once it answers
+ * JSON-RPC. The process cannot outlive ours (shell guard + exit hook), `stop()` waits for it to exit.
+ *
+ * @param options - Port, host, chain id, persistence and start-up bounds.
+ * @returns The running node.
+ * @throws Error when the binary is missing, the port is taken, anvil exits early or does not answer
+ *   within `startTimeoutMs`.
+ * @example
+ * ```ts
+ * import { startAnvil } from '@tollgate/gateway-server';
+ * const anvil = await startAnvil({ statePath: '.tollgate/chain/state.json' });
+ * console.log(anvil.rpcUrl);
+ * await anvil.stop();
+ * ```
+ */
+export async function startAnvil(options: StartAnvilOptions = {}): Promise<AnvilInstance> {
+  const host = options.host ?? '127.0.0.1';
+  const chainId = options.chainId ?? 31337;
+  const binary = options.binaryPath ?? resolveAnvilBinary();
+  if (options.statePath !== undefined) mkdirSync(dirname(options.statePath), { recursive: true });
+
+  // With a caller-chosen port, a node already listening there would answer our readiness probe;
+  // refuse up front. With a picked port, retry when another process grabbed it in between.
+  if (options.port !== undefined && !(await isPortFree(options.port, host))) {
+    throw new Error(`Cannot start anvil: port ${options.port} on ${host} is already in use.`);
+  }
+  const attempts = options.port === undefined ? 3 : 1;
+  let lastError: unknown;
+  for (let attempt = 0; attempt < attempts; attempt++) {
+    const port = options.port ?? (await findFreePort(host));
+    const rpcUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+    const proc = spawnGuarded(binary, anvilArgs(port, host, chainId, options), { forwardStdout: options.silent === false });
+    try {
+      await waitUntilReady(proc, rpcUrl, chainId, options.startTimeoutMs ?? 10_000);
+      return { rpcUrl, port, chainId, pid: proc.child.pid, stop: () => proc.terminate() };
+    } catch (error) {
+      lastError = error;
+      await proc.terminate(1_000);
+      if (!/address already in use/i.test(proc.stderrTail())) break;
+    }
+  }
+  throw lastError;
+}

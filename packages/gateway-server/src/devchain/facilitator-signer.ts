@@ -1,0 +1,108 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { FacilitatorEvmSigner } from '@x402/evm';
+import { concat, encodeFunctionData, type Abi, type Account, type Address, type Chain, type Hash, type Hex, type PublicClient, type Transport, type WalletClient } from 'viem';
+
+/**
+ * The facilitator could not reach its chain node during a verify or settle. Raised instead of the
+ * misleading verdict the official scheme reaches when its reads fail (it reports an invalid signature
+ * or a failed simulation). Carries the first transport error as `cause`.
+ */
+export class FacilitatorRpcError extends Error {
+  override readonly name = 'FacilitatorRpcError';
+
+  constructor(operation: string, cause: unknown) {
+    super(`The facilitator could not reach its chain node during ${operation}.`, { cause });
+  }
+}
+
+/** Per verify/settle call: the transport failures seen by the signer while serving it. */
+const callScope = new AsyncLocalStorage<{ failures: unknown[] }>();
+
+/** True for failures to reach the node (HTTP error, timeout), false for answers such as reverts. */
+export function isUnreachable(error: unknown): boolean {
+  for (let current: unknown = error, depth = 0; current instanceof Error && depth < 8; current = current.cause, depth++) {
+    if (['HttpRequestError', 'TimeoutError', 'WebSocketRequestError', 'SocketClosedError'].includes(current.name)) return true;
+  }
+  return false;
+}
+
+async function observed<T>(operation: () => Promise<T>): Promise<T> {
+  try {
+    return await operation();
+  } catch (error) {
+    if (isUnreachable(error)) callScope.getStore()?.failures.push(error);
+    throw error;
+  }
+}
+
+/**
+ * Runs one verify/settle of the official facilitator and turns "the chain node was unreachable
+ * meanwhile" into a {@link FacilitatorRpcError}, whether the scheme threw or returned a verdict built
+ * on failed reads. Concurrent calls are isolated: each sees only its own failures.
+ *
+ * @param operation - `verify` or `settle`, for the error message.
+ * @param run - The official call.
+ * @param keepDespiteFailure - Results to return even after a failure (a settle that broadcast keeps
+ *   its transaction hash).
+ * @returns The official result.
+ * @throws FacilitatorRpcError when a read failed to reach the node and the result is not kept.
+ */
+export async function withRpcObservation<T>(operation: string, run: () => Promise<T>, keepDespiteFailure: (result: T) => boolean = () => false): Promise<T> {
+  const scope = { failures: [] as unknown[] };
+  let result: T;
+  try {
+    result = await callScope.run(scope, run);
+  } catch (error) {
+    if (scope.failures.length > 0) throw new FacilitatorRpcError(operation, scope.failures[0]);
+    throw error;
+  }
+  if (scope.failures.length > 0 && !keepDespiteFailure(result)) throw new FacilitatorRpcError(operation, scope.failures[0]);
+  return result;
+}
+
+/** What the adapter needs from viem. */
+export interface SignerClients {
+  publicClient: PublicClient<Transport, Chain>;
+  walletClient: WalletClient<Transport, Chain, Account>;
+  /** Test fault hook, see `LocalFacilitatorOptions.onTransactionBroadcast`. */
+  onTransactionBroadcast?: (txHash: Hash) => void | Promise<void>;
+}
+
+/**
+ * The explicit adapter object `toFacilitatorEvmSigner` expects, over viem public and wallet clients
+ * (`walletClient.extend(publicActions)` works at runtime but does not type-check). Every read records
+ * transport failures for {@link withRpcObservation}; `getCode` additionally answers `undefined`
+ * instead of throwing, because the official scheme starts an asset check whose rejection it may
+ * abandon (an unhandled rejection that would crash the process).
+ *
+ * @param clients - The viem clients and the optional broadcast hook.
+ * @returns The adapter, to pass to `toFacilitatorEvmSigner`.
+ */
+export function createSignerAdapter(clients: SignerClients): Omit<FacilitatorEvmSigner, 'getAddresses'> & { address: Address } {
+  const { publicClient, walletClient, onTransactionBroadcast } = clients;
+  const send = async (to: Address, data: Hex, gas?: bigint): Promise<Hash> => {
+    const hash = await observed(() => walletClient.sendTransaction({ to, data, ...(gas === undefined ? {} : { gas }) }));
+    if (onTransactionBroadcast) await onTransactionBroadcast(hash);
+    return hash;
+  };
+  return {
+    address: walletClient.account.address,
+    readContract: (args) =>
+      observed(() => publicClient.readContract({ address: args.address, abi: args.abi as Abi, functionName: args.functionName, args: args.args ?? [] })),
+    verifyTypedData: (args) => observed(() => publicClient.verifyTypedData(args as unknown as Parameters<typeof publicClient.verifyTypedData>[0])),
+    writeContract: (args) => {
+      const data = encodeFunctionData({ abi: args.abi as Abi, functionName: args.functionName, args: args.args });
+      return send(args.address, args.dataSuffix ? concat([data, args.dataSuffix]) : data, args.gas);
+    },
+    sendTransaction: (args) => send(args.to, args.data),
+    waitForTransactionReceipt: (args) => observed(() => publicClient.waitForTransactionReceipt(args)),
+    getCode: async (args) => {
+      try {
+        return await observed(() => publicClient.getCode(args));
+      } catch (error) {
+        if (isUnreachable(error)) return undefined;
+        throw error;
+      }
+    },
+  };
+}

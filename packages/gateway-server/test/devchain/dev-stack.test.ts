@@ -1,0 +1,96 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { x402Client } from '@x402/core/client';
+import { HTTPFacilitatorClient } from '@x402/core/server';
+import type { PaymentRequirements } from '@x402/core/types';
+import { ExactEvmScheme } from '@x402/evm/exact/client';
+import { getContractAddress, type Address, type Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { afterAll, describe, expect, it } from 'vitest';
+import { findAuthorizationSettlement } from '../../../core/src/chain';
+import { createDevPublicClient, devAccountKeys, devChainDefinition, startDevStack, testUsdcArtifact, type DevStack } from '../../src/devchain';
+
+const MERCHANT: Address = '0x90F79bf6EB2c4f870365E785982E1f101E93b906';
+const scratch = mkdtempSync(join(tmpdir(), 'tollgate-devstack-test-'));
+const running: DevStack[] = [];
+
+afterAll(async () => {
+  await Promise.all(running.map((stack) => stack.stop()));
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+async function start(dataDir: string): Promise<DevStack> {
+  const stack = await startDevStack({ dataDir });
+  running.push(stack);
+  return stack;
+}
+
+function reader(stack: DevStack) {
+  const client = createDevPublicClient(devChainDefinition(stack.chainId, stack.rpcUrl), stack.rpcUrl);
+  const usdcBalance = (account: Address) => client.readContract({ address: stack.usdc.address, abi: testUsdcArtifact.abi, functionName: 'balanceOf', args: [account] });
+  return { client, usdcBalance };
+}
+
+async function payOnce(stack: DevStack): Promise<{ nonce: Hex; transaction: string }> {
+  const requirements: PaymentRequirements = {
+    scheme: 'exact', network: stack.network, amount: '250000', asset: stack.usdc.address, payTo: MERCHANT, maxTimeoutSeconds: 120,
+    extra: { name: stack.usdc.domain.name, version: stack.usdc.domain.version },
+  };
+  const payer = x402Client.fromConfig({
+    schemes: [{ network: stack.network, client: new ExactEvmScheme(privateKeyToAccount(stack.payer.privateKey)) }],
+    spendControls: { allowedAssets: [{ network: stack.network, asset: stack.usdc.address }] },
+  });
+  const payload = await payer.createPaymentPayload({ x402Version: 2, resource: { url: 'http://127.0.0.1/demo' }, accepts: [requirements] });
+  const settled = await new HTTPFacilitatorClient({ url: stack.facilitatorUrl }).settle(payload, requirements);
+  expect(settled.success).toBe(true);
+  return { nonce: (payload.payload.authorization as { nonce: Hex }).nonce, transaction: settled.transaction };
+}
+
+describe('startDevStack', () => {
+  it('starts a ready chain and facilitator, and keeps address, balances and history across a restart', async () => {
+    const dataDir = join(scratch, 'persistent');
+    const first = await start(dataDir);
+    const expectedUsdc = getContractAddress({ from: privateKeyToAccount(devAccountKeys.deployer).address, nonce: 0n });
+    expect(first).toMatchObject({
+      chainId: 31337,
+      network: 'eip155:31337',
+      usdc: { address: expectedUsdc, decimals: 6, domain: { name: 'USD Coin', version: '2', chainId: 31337, verifyingContract: expectedUsdc } },
+      payer: { address: privateKeyToAccount(devAccountKeys.payer).address, privateKey: devAccountKeys.payer },
+      facilitatorAddress: privateKeyToAccount(devAccountKeys.facilitator).address,
+      statePath: join(dataDir, 'chain', 'anvil-state.json'),
+    });
+    const before = reader(first);
+    expect(await before.usdcBalance(first.payer.address)).toBe(1_000_000_000n);
+    expect(await before.client.getBalance({ address: first.payer.address })).toBe(0n);
+    expect((await new HTTPFacilitatorClient({ url: first.facilitatorUrl }).getSupported()).kinds.map((k) => k.network)).toEqual(['eip155:31337']);
+
+    const payment = await payOnce(first);
+    const balances = { payer: await before.usdcBalance(first.payer.address), merchant: await before.usdcBalance(MERCHANT) };
+    expect(balances.payer).toBe(1_000_000_000n - 250_000n);
+    const headBefore = await before.client.getBlockNumber({ cacheTime: 0 });
+
+    await first.stop();
+    expect(existsSync(first.statePath)).toBe(true);
+    await expect(fetch(first.facilitatorUrl + '/supported')).rejects.toThrow();
+
+    const second = await start(dataDir);
+    const after = reader(second);
+    expect(second.usdc.address).toBe(expectedUsdc);
+    expect({ payer: await after.usdcBalance(second.payer.address), merchant: await after.usdcBalance(MERCHANT) }).toEqual(balances);
+    expect(await after.client.getBlockNumber({ cacheTime: 0 })).toBeGreaterThanOrEqual(headBefore);
+    const evidence = await findAuthorizationSettlement({
+      client: after.client, token: second.usdc.address, authorizer: second.payer.address, nonce: payment.nonce, payTo: MERCHANT, value: 250_000n, maxBlockSpan: 1_000,
+    });
+    expect(evidence).toMatchObject({ status: 'settled', txHash: payment.transaction });
+    await payOnce(second);
+    await second.stop();
+  });
+
+  it('deploys the token at the same address on a fresh chain and funds the payer', async () => {
+    const fresh = await start(join(scratch, 'fresh'));
+    expect(fresh.usdc.address).toBe(getContractAddress({ from: privateKeyToAccount(devAccountKeys.deployer).address, nonce: 0n }));
+    expect(await reader(fresh).usdcBalance(fresh.payer.address)).toBe(1_000_000_000n);
+    await fresh.stop();
+  });
+});
