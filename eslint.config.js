@@ -1,9 +1,15 @@
 import tseslint from 'typescript-eslint';
 
 // Core must run anywhere (browsers, workers, Deno, Bun): no Node built-ins, no Express, no pg and no
-// Buffer, except in files whose name ends in `.node.ts` (or that live under src/node/), which are only
-// reachable from the `/node`, `/pg` and `/testing` subpaths. Other files may not import those either.
-const nodeOnlyFiles = ['packages/core/src/**/*.node.ts', 'packages/core/src/node/**/*.ts'];
+// Buffer, except in files whose name starts with `node-` (or that live under src/node/), which are only
+// reachable from the Node-only subpaths `/node`, `/pg` and `/testing` (whose entry files are listed here
+// too). Platform-neutral files may not import Node-only ones either.
+const nodeOnlyFiles = [
+  'packages/core/src/**/node-*.ts',
+  'packages/core/src/node/**/*.ts',
+  'packages/core/src/storage/pg/index.ts',
+  'packages/core/src/testing/index.ts',
+];
 
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', '.tollgate/**', 'coverage/**', '**/*.d.ts', 'contracts/artifacts/**'] },
@@ -29,13 +35,13 @@ export default tseslint.config(
         {
           // Bare built-in names (without `node:`); exact names only, so `./crypto` stays allowed.
           paths: ['buffer', 'fs', 'path', 'crypto', 'zlib', 'http', 'https', 'os', 'stream', 'child_process', 'net', 'url', 'util', 'worker_threads'].map(
-            (name) => ({ name, message: 'Node built-in: use a *.node.ts file.' }),
+            (name) => ({ name, message: 'Node built-in: use a node-*.ts file.' }),
           ),
           patterns: [
-            { group: ['node:*'], message: 'core is platform-neutral: put Node-only code in a *.node.ts file exported from a Node subpath.' },
-            { group: ['express', 'express/*'], message: 'core never imports express: adapters live in *.node.ts files.' },
+            { group: ['node:*'], message: 'core is platform-neutral: put Node-only code in a node-*.ts file exported from a Node subpath.' },
+            { group: ['express', 'express/*'], message: 'core never imports express: adapters live in node-*.ts files.' },
             { group: ['pg', 'pg/*', 'pg-*'], message: 'core never imports pg: the driver lives behind @tollgate/core/pg.' },
-            { group: ['**/*.node', '**/*.node.ts', '**/node/*'], message: 'platform-neutral code cannot import Node-only files.' },
+            { group: ['**/node-*', '**/node/*'], message: 'platform-neutral code cannot import Node-only files.' },
           ],
         },
       ],

@@ -35,15 +35,36 @@ const outputs = [
     file: 'packages/gateway-server/src/devchain/artifacts.ts',
     summary: 'Compiled dev-chain contracts: the EIP-3009 test USDC and the Multicall3 subset.',
     contracts: [
-      { source: 'TestUSDC.sol', name: 'TestUSDC', exportName: 'testUsdcArtifact', doc: 'ERC-20 + EIP-712/5267 + EIP-3009 USDC look-alike (`contracts/TestUSDC.sol`).' },
-      { source: 'Multicall3.sol', name: 'Multicall3', exportName: 'multicall3Artifact', doc: 'Multicall3 subset installed with `anvil_setCode` at the canonical address (`contracts/Multicall3.sol`).' },
+      {
+        source: 'TestUSDC.sol', name: 'TestUSDC', exportName: 'testUsdcArtifact',
+        doc: 'ERC-20 + EIP-712/5267 + EIP-3009 USDC look-alike (`contracts/TestUSDC.sol`).',
+        example: [
+          "import { testUsdcArtifact } from '@tollgate/gateway-server/devchain';",
+          "const hash = await wallet.deployContract({ abi: testUsdcArtifact.abi, bytecode: testUsdcArtifact.bytecode, args: ['USD Coin', '2'] });",
+        ],
+      },
+      {
+        source: 'Multicall3.sol', name: 'Multicall3', exportName: 'multicall3Artifact',
+        doc: 'Multicall3 subset installed with `anvil_setCode` at the canonical address (`contracts/Multicall3.sol`).',
+        example: [
+          "import { MULTICALL3_ADDRESS, multicall3Artifact } from '@tollgate/gateway-server/devchain';",
+          "await testClient.setCode({ address: MULTICALL3_ADDRESS, bytecode: multicall3Artifact.deployedBytecode });",
+        ],
+      },
     ],
   },
   {
     file: 'packages/gateway-server/test/devchain/test-wallet-artifact.ts',
     summary: 'Compiled test fixture: an ERC-1271 contract wallet (tests only, not bundled).',
     contracts: [
-      { source: 'test/TestERC1271Wallet.sol', name: 'TestERC1271Wallet', exportName: 'testErc1271WalletArtifact', doc: 'ERC-1271 wallet accepting `ownerSignature ‖ 0x01` (`contracts/test/TestERC1271Wallet.sol`).' },
+      {
+        source: 'test/TestERC1271Wallet.sol', name: 'TestERC1271Wallet', exportName: 'testErc1271WalletArtifact',
+        doc: 'ERC-1271 wallet accepting `ownerSignature ‖ 0x01` (`contracts/test/TestERC1271Wallet.sol`).',
+        example: [
+          "import { testErc1271WalletArtifact } from './test-wallet-artifact';",
+          'const hash = await wallet.deployContract({ abi: testErc1271WalletArtifact.abi, bytecode: testErc1271WalletArtifact.bytecode, args: [owner.address] });',
+        ],
+      },
     ],
   },
 ];
@@ -80,7 +101,14 @@ function render(output, compiled) {
     const out = compiled.contracts[c.source]?.[c.name];
     if (!out) throw new Error(`solc produced no output for ${c.source}:${c.name}`);
     lines.push(
-      `/** ${c.doc} */`,
+      '/**',
+      ` * ${c.doc}`,
+      ' *',
+      ' * @example',
+      ' * ```ts',
+      ...c.example.map((line) => ` * ${line}`),
+      ' * ```',
+      ' */',
       `export const ${c.exportName} = {`,
       `  contractName: ${JSON.stringify(c.name)},`,
       `  abi: ${formatAbi(out.abi)},`,

@@ -22,7 +22,7 @@ export const packages = [
     dir: 'packages/gateway-server',
     name: '@tollgate/gateway-server',
     platform: 'node',
-    entries: { '.': 'src/index.ts' },
+    entries: { '.': 'src/index.ts', './devchain': 'src/devchain/index.ts' },
     bins: { 'tollgate-gateway': 'src/cli.ts' },
   },
   {

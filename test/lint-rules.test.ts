@@ -8,7 +8,7 @@ const offending = [
   "import { gzipSync } from 'node:zlib';",
   "import pg from 'pg';",
   "import express from 'express';",
-  "import { createNodeEd25519Signer } from '../crypto/ed25519-signer.node';",
+  "import { createNodeEd25519Signer } from '../crypto/node-ed25519-signer';",
   "export const bytes = Buffer.from('x');",
   'export { readFileSync, gzipSync, pg, express, createNodeEd25519Signer };',
 ].join('\n');
@@ -25,8 +25,8 @@ describe('core purity lint', () => {
     expect(ids).toContain('no-restricted-globals');
   });
 
-  it('allows them in files named *.node.ts and under src/node/', async () => {
-    expect(await ruleIds('packages/core/src/storage/example.node.ts')).toEqual([]);
+  it('allows them in files named node-*.ts and under src/node/', async () => {
+    expect(await ruleIds('packages/core/src/storage/node-example.ts')).toEqual([]);
     expect(await ruleIds('packages/core/src/node/example.ts')).toEqual([]);
   });
 

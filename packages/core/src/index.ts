@@ -12,3 +12,4 @@ export * from './crypto';
 export * from './http';
 export * from './storage';
 export * from './config';
+export * from './chain';

@@ -1,9 +1,18 @@
 /**
  * ABI fragments of ERC-20 and EIP-3009 (USDC) that Tollgate reads: the events that prove a settlement
- * and the functions the x402 `exact` scheme calls. Typed `as const` for viem.
+ * and the functions the x402 `exact` scheme calls. Typed `as const` for viem, e.g.
+ * `client.getLogs({ address: usdc, event: transferEvent, args: { to: payTo } })`.
  */
 
-/** ERC-20 `Transfer(address indexed from, address indexed to, uint256 value)`. */
+/**
+ * ERC-20 `Transfer(address indexed from, address indexed to, uint256 value)`.
+ *
+ * @example
+ * ```ts
+ * import { transferEvent } from '@tollgate/core';
+ * const logs = await client.getLogs({ address: usdc, event: transferEvent, args: { to: payTo }, fromBlock, toBlock });
+ * ```
+ */
 export const transferEvent = {
   type: 'event',
   name: 'Transfer',
@@ -14,7 +23,16 @@ export const transferEvent = {
   ],
 } as const;
 
-/** EIP-3009 `AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)`. */
+/**
+ * EIP-3009 `AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)`: emitted when an
+ * authorization executes.
+ *
+ * @example
+ * ```ts
+ * import { authorizationUsedEvent } from '@tollgate/core';
+ * const logs = await client.getLogs({ address: usdc, event: authorizationUsedEvent, args: { authorizer: payer, nonce } });
+ * ```
+ */
 export const authorizationUsedEvent = {
   type: 'event',
   name: 'AuthorizationUsed',
@@ -24,7 +42,16 @@ export const authorizationUsedEvent = {
   ],
 } as const;
 
-/** EIP-3009 `AuthorizationCanceled(address indexed authorizer, bytes32 indexed nonce)`. */
+/**
+ * EIP-3009 `AuthorizationCanceled(address indexed authorizer, bytes32 indexed nonce)`: emitted by
+ * `cancelAuthorization`; the nonce can then never execute.
+ *
+ * @example
+ * ```ts
+ * import { authorizationCanceledEvent } from '@tollgate/core';
+ * const logs = await client.getLogs({ address: usdc, event: authorizationCanceledEvent, args: { authorizer: payer } });
+ * ```
+ */
 export const authorizationCanceledEvent = {
   type: 'event',
   name: 'AuthorizationCanceled',

@@ -45,6 +45,12 @@ function classify(error: unknown): ChainReadFailure {
  * @param timeoutMs - Deadline for this read.
  * @param read - The read.
  * @returns Its result.
+ * @throws ChainReadError on any failure or when the deadline passes first.
+ * @example
+ * ```ts
+ * import { chainRead } from '@tollgate/core';
+ * const head = await chainRead('eth_blockNumber', 5_000, () => client.getBlockNumber());
+ * ```
  */
 export async function chainRead<T>(operation: string, timeoutMs: number, read: () => Promise<T>): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;

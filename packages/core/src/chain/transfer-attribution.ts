@@ -27,6 +27,12 @@ type ReceiptLog = Pick<Log, 'address' | 'topics' | 'data' | 'logIndex'>;
  * @param authorizer - The authorization's signer (`from`).
  * @param usedLogIndex - `logIndex` of the `AuthorizationUsed` log.
  * @returns The transfer, or undefined when the authorization moved no tokens from `authorizer`.
+ * @example
+ * ```ts
+ * import { attributeTransfer } from '@tollgate/core';
+ * const receipt = await client.getTransactionReceipt({ hash });
+ * const transfer = attributeTransfer(receipt.logs, usdc, payer, usedLog.logIndex); // { from, to, value, logIndex }
+ * ```
  */
 export function attributeTransfer(logs: readonly ReceiptLog[], token: Address, authorizer: Address, usedLogIndex: number): AttributedTransfer | undefined {
   const tokenLogs = logs.filter((log) => isAddressEqual(log.address, token)) as Log[];

@@ -12,7 +12,7 @@ const GROUP_ORDER = (1n << 252n) + 27742317777372353535851937790883648493n;
 /**
  * The canonical encodings of the eight points of small order (the torsion subgroup: the identity, one
  * point of order 2, two of order 4, four of order 8). A public key equal to one of these verifies
- * "signatures" on any message, so a strict verifier refuses it. `ed25519-signer.node.test.ts` derives the
+ * "signatures" on any message, so a strict verifier refuses it. `node-ed25519-signer.test.ts` derives the
  * subgroup again from the curve arithmetic and forges a signature for each point.
  */
 const SMALL_ORDER_ENCODINGS: readonly string[] = [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createNodeEd25519Signer, verifyEd25519Node } from './ed25519-signer.node';
+import { createNodeEd25519Signer, verifyEd25519Node } from './node-ed25519-signer';
 import {
   createNobleEd25519Signer,
   CryptoError,

@@ -6,8 +6,8 @@ import express from 'express';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { decodeCanonical, encodeCanonical } from '../cbor';
 import { renderGatewayError, renderLicenseClientError } from '../errors';
-import { nodeDecompressors } from './decompress.node';
-import { toExpress } from './express-adapter.node';
+import { nodeDecompressors } from './node-decompress';
+import { toExpress } from './node-express-adapter';
 import { defineRoutes, route, toFetchHandler, type HttpRequest, type HttpResponse, type Middleware } from './index';
 
 // One gateway-style JSON table and one license-style CBOR table, served by both adapters.

@@ -4,8 +4,11 @@
  *
  * @packageDocumentation
  */
-export * from '../crypto/ed25519-signer.node';
-export * from '../http/decompress.node';
-export * from '../http/express-adapter.node';
+export * from '../crypto/node-ed25519-signer';
+export * from '../http/node-decompress';
+export * from '../http/node-express-adapter';
 export * from './http-server';
 export * from './logging';
+export * from './database';
+export * from './logging-options';
+export * from './service';

@@ -14,6 +14,12 @@ const timestamptzPattern =
  * offset, ` BC` years, `infinity`). Sub-millisecond digits are truncated: a `Date` holds milliseconds.
  *
  * @throws TypeError when the text is not an ISO timestamp
+ *
+ * @example
+ * ```ts
+ * import { parseTimestamptz } from '@tollgate/core';
+ * parseTimestamptz('2026-01-01 05:30:00+05:30').toISOString(); // '2026-01-01T00:00:00.000Z'
+ * ```
  */
 export function parseTimestamptz(text: string): Date {
   if (text === 'infinity') return new Date(maxDateMs);
@@ -36,6 +42,12 @@ export function parseTimestamptz(text: string): Date {
  * Parses Postgres `bytea` output: the hex format (`\x0aff`, the default) or the legacy escape format.
  *
  * @throws TypeError on malformed hex
+ *
+ * @example
+ * ```ts
+ * import { parseBytea } from '@tollgate/core';
+ * parseBytea('\\x0aff'); // Uint8Array [10, 255]
+ * ```
  */
 export function parseBytea(text: string): Uint8Array {
   if (text.startsWith('\\x')) {

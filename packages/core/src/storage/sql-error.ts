@@ -135,7 +135,15 @@ export function isUniqueViolation(error: unknown, constraint?: string): error is
   );
 }
 
-/** True for the failures a retried transaction can succeed after: `40001` and `40P01`. */
+/**
+ * True for the failures a retried transaction can succeed after: `40001` and `40P01`.
+ *
+ * @example
+ * ```ts
+ * import { isSerializationFailure } from '@tollgate/core';
+ * if (isSerializationFailure(error)) return retryLater();
+ * ```
+ */
 export function isSerializationFailure(error: unknown): error is SqlError {
   return (
     error instanceof SqlError && (error.code === SqlState.serializationFailure || error.code === SqlState.deadlockDetected)

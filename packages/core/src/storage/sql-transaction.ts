@@ -17,6 +17,12 @@ const isolationLevels = new Set(['read committed', 'repeatable read', 'serializa
  * ONLY`) to append to `BEGIN` or `SET TRANSACTION`, or `null` for the defaults.
  *
  * @throws TypeError for an unknown isolation level or a bad retry count
+ *
+ * @example
+ * ```ts
+ * import { transactionModeSql } from '@tollgate/core';
+ * transactionModeSql({ isolationLevel: 'serializable', readOnly: true }); // 'ISOLATION LEVEL SERIALIZABLE, READ ONLY'
+ * ```
  */
 export function transactionModeSql(options: SqlTransactionOptions = {}): string | null {
   const { isolationLevel, readOnly, retrySerializationFailures } = options;
@@ -48,7 +54,7 @@ const closedMessage = 'This transaction has ended: use the client passed to the 
  * try { return await fn(scope.client); } finally { scope.end(); }
  * ```
  */
-export function createTransactionScope(session: SqlSession): { client: SqlClient; end(): void } {
+export function createTransactionScope(session: SqlSession, depth = 0): { client: SqlClient; end(): void } {
   let ended = false;
   let savepointCounter = 0;
   let savepointQueue: Promise<unknown> = Promise.resolve();
@@ -59,9 +65,10 @@ export function createTransactionScope(session: SqlSession): { client: SqlClient
 
   const runSavepoint = async <T>(fn: (tx: SqlClient) => Promise<T>): Promise<T> => {
     savepointCounter += 1;
-    const name = `tollgate_savepoint_${savepointCounter}`;
+    // Depth in the name keeps nested savepoints distinct from their parents'.
+    const name = `tollgate_savepoint_${depth + 1}_${savepointCounter}`;
     await session.query(`SAVEPOINT ${name}`);
-    const nested = createTransactionScope(session);
+    const nested = createTransactionScope(session, depth + 1);
     try {
       const result = await fn(nested.client);
       await session.query(`RELEASE SAVEPOINT ${name}`);
@@ -113,6 +120,12 @@ export function createTransactionScope(session: SqlSession): { client: SqlClient
  * @param attempt - one complete transaction (BEGIN … COMMIT)
  * @param retries - extra attempts allowed
  * @param random - source of jitter in `[0, 1)`
+ *
+ * @example
+ * ```ts
+ * import { withSerializationRetry } from '@tollgate/core';
+ * const result = await withSerializationRetry(() => runOneTransaction(), 3);
+ * ```
  */
 export async function withSerializationRetry<T>(
   attempt: () => Promise<T>,

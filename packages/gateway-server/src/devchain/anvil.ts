@@ -57,7 +57,7 @@ const here = typeof __filename === 'string' ? __filename : fileURLToPath(import.
  * @throws Error naming the missing platform package and how to get a binary another way.
  * @example
  * ```ts
- * import { resolveAnvilBinary } from '@tollgate/gateway-server';
+ * import { resolveAnvilBinary } from '@tollgate/gateway-server/devchain';
  * console.log(resolveAnvilBinary()); // …/@foundry-rs/anvil-linux-amd64/bin/anvil
  * ```
  */
@@ -85,6 +85,11 @@ export function resolveAnvilBinary(): string {
  *
  * @param host - Interface to probe.
  * @returns A free port number.
+ * @example
+ * ```ts
+ * import { findFreePort } from '@tollgate/gateway-server/devchain';
+ * const port = await findFreePort(); // e.g. 41873
+ * ```
  */
 export async function findFreePort(host = '127.0.0.1'): Promise<number> {
   return new Promise((resolvePort, reject) => {
@@ -160,7 +165,7 @@ async function waitUntilReady(proc: GuardedProcess, rpcUrl: string, chainId: num
  *   within `startTimeoutMs`.
  * @example
  * ```ts
- * import { startAnvil } from '@tollgate/gateway-server';
+ * import { startAnvil } from '@tollgate/gateway-server/devchain';
  * const anvil = await startAnvil({ statePath: '.tollgate/chain/state.json' });
  * console.log(anvil.rpcUrl);
  * await anvil.stop();

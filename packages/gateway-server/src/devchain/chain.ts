@@ -8,7 +8,7 @@ import { createPublicClient, defineChain, http, type Chain, type PublicClient, t
  * @returns A chain usable with viem clients.
  * @example
  * ```ts
- * import { devChainDefinition } from '@tollgate/gateway-server';
+ * import { devChainDefinition } from '@tollgate/gateway-server/devchain';
  * const chain = devChainDefinition(31337, 'http://127.0.0.1:8545');
  * ```
  */
@@ -31,6 +31,12 @@ export function devChainDefinition(chainId: number, rpcUrl: string): Chain {
  * @param rpcUrl - JSON-RPC endpoint.
  * @param options - `timeoutMs` per request (default 10 000), `pollingIntervalMs` (default 50).
  * @returns The public client.
+ * @example
+ * ```ts
+ * import { createDevPublicClient, devChainDefinition } from '@tollgate/gateway-server/devchain';
+ * const client = createDevPublicClient(devChainDefinition(31337, rpcUrl), rpcUrl);
+ * console.log(await client.getBlockNumber());
+ * ```
  */
 export function createDevPublicClient(
   chain: Chain,
@@ -50,6 +56,12 @@ export function createDevPublicClient(
  * @param rpcUrl - JSON-RPC endpoint.
  * @param timeoutMs - Per-request timeout, default 10 000 ms.
  * @returns A viem transport.
+ * @example
+ * ```ts
+ * import { createWalletClient } from 'viem';
+ * import { devTransport } from '@tollgate/gateway-server/devchain';
+ * const wallet = createWalletClient({ account, chain, transport: devTransport(rpcUrl) });
+ * ```
  */
 export function devTransport(rpcUrl: string, timeoutMs = 10_000): Transport {
   return http(rpcUrl, { retryCount: 0, timeout: timeoutMs });

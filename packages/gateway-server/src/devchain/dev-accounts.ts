@@ -12,7 +12,7 @@ import { keccak256, stringToHex, type Hex } from 'viem';
  *
  * @example
  * ```ts
- * import { devAccountKeys } from '@tollgate/gateway-server';
+ * import { devAccountKeys } from '@tollgate/gateway-server/devchain';
  * import { privateKeyToAccount } from 'viem/accounts';
  * console.log(privateKeyToAccount(devAccountKeys.payer).address); // 0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC
  * ```
@@ -23,5 +23,14 @@ export const devAccountKeys = {
   payer: '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a',
 } as const satisfies Record<string, Hex>;
 
-/** Address of the canonical Multicall3 deployment, the same on every EVM chain. */
+/**
+ * Address of the canonical Multicall3 deployment, the same on every EVM chain; `setupDevChain`
+ * installs a compatible subset there.
+ *
+ * @example
+ * ```ts
+ * import { MULTICALL3_ADDRESS, multicall3Artifact } from '@tollgate/gateway-server/devchain';
+ * await client.readContract({ address: MULTICALL3_ADDRESS, abi: multicall3Artifact.abi, functionName: 'getBlockNumber' });
+ * ```
+ */
 export const MULTICALL3_ADDRESS = '0xcA11bde05977b3631167028862bE2a173976CA11' as const;

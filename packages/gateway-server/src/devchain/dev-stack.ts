@@ -56,7 +56,7 @@ export interface DevStack {
  * @throws Error from any step; whatever had started is stopped first.
  * @example
  * ```ts
- * import { startDevStack } from '@tollgate/gateway-server';
+ * import { startDevStack } from '@tollgate/gateway-server/devchain';
  * const stack = await startDevStack({ dataDir: '.tollgate' });
  * console.log(stack.rpcUrl, stack.usdc.address, stack.facilitatorUrl, stack.payer.address);
  * await stack.stop();

@@ -60,14 +60,19 @@ class BodyTooLarge extends Error {}
  * client still receives the 413 answer on an intact connection.
  */
 async function readBody(request: IncomingMessage, limit: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) throw new BodyTooLarge();
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+  const declared = Number(request.headers['content-length']);
+  return new Promise((resolveBody, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = Number.isFinite(declared) && declared > limit;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) tooLarge = true;
+      if (!tooLarge) chunks.push(chunk);
+    });
+    request.on('end', () => (tooLarge ? reject(new BodyTooLarge()) : resolveBody(Buffer.concat(chunks).toString('utf8'))));
+    request.on('error', reject);
+  });
 }
 
 function paymentRefusal(path: string, refusal: Extract<FacilitatorCallRefusal, { kind: 'payment' }>): Answer {
@@ -99,7 +104,7 @@ function paymentRefusal(path: string, refusal: Extract<FacilitatorCallRefusal, {
  * @example
  * ```ts
  * import { HTTPFacilitatorClient } from '@x402/core/server';
- * import { createLocalFacilitator, startFacilitatorServer } from '@tollgate/gateway-server';
+ * import { createLocalFacilitator, startFacilitatorServer } from '@tollgate/gateway-server/devchain';
  * const server = await startFacilitatorServer({ facilitator: (await createLocalFacilitator({ rpcUrl, privateKey })).facilitator });
  * const client = new HTTPFacilitatorClient({ url: server.url });
  * console.log(await client.getSupported());

@@ -5,7 +5,15 @@ import { concat, encodeFunctionData, type Abi, type Account, type Address, type 
 /**
  * The facilitator could not reach its chain node during a verify or settle. Raised instead of the
  * misleading verdict the official scheme reaches when its reads fail (it reports an invalid signature
- * or a failed simulation). Carries the first transport error as `cause`.
+ * or a failed simulation). Carries the first transport error as `cause`. `startFacilitatorServer`
+ * answers it with 503 `rpc_unavailable`.
+ *
+ * @example
+ * ```ts
+ * import { FacilitatorRpcError } from '@tollgate/gateway-server/devchain';
+ * try { await local.facilitator.verify(payload, requirements); }
+ * catch (e) { if (e instanceof FacilitatorRpcError) console.log('chain node down, retry later'); }
+ * ```
  */
 export class FacilitatorRpcError extends Error {
   override readonly name = 'FacilitatorRpcError';

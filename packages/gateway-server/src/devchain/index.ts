@@ -7,6 +7,7 @@
 export { startAnvil, resolveAnvilBinary, findFreePort, type StartAnvilOptions, type AnvilInstance } from './anvil';
 export { setupDevChain, type SetupDevChainOptions, type DevChainSetup, type TokenDomain } from './setup';
 export { createLocalFacilitator, type LocalFacilitatorOptions, type LocalFacilitator } from './local-facilitator';
+export { FacilitatorRpcError } from './facilitator-signer';
 export {
   startFacilitatorServer,
   type FacilitatorServerOptions,

@@ -65,7 +65,7 @@ export interface LocalFacilitator {
  * @throws Error when the node does not answer or a network does not match its chain id.
  * @example
  * ```ts
- * import { createLocalFacilitator, startFacilitatorServer, devAccountKeys } from '@tollgate/gateway-server';
+ * import { createLocalFacilitator, startFacilitatorServer, devAccountKeys } from '@tollgate/gateway-server/devchain';
  * const local = await createLocalFacilitator({ rpcUrl, privateKey: devAccountKeys.facilitator });
  * const server = await startFacilitatorServer({ facilitator: local.facilitator });
  * console.log(server.url); // POST /verify, POST /settle, GET /supported
@@ -73,13 +73,13 @@ export interface LocalFacilitator {
  */
 export async function createLocalFacilitator(options: LocalFacilitatorOptions): Promise<LocalFacilitator> {
   const networks = options.networks ?? ['eip155:31337'];
+  if (networks.length === 0) throw new Error('createLocalFacilitator needs at least one network.');
   const chainId = await readChainId(options.rpcUrl);
   for (const network of networks) {
     if (network !== `eip155:${chainId}`) {
       throw new Error(`Network ${network} does not match the node at ${options.rpcUrl} (chain id ${chainId}).`);
     }
   }
-  if (networks.length === 0) throw new Error('createLocalFacilitator needs at least one network.');
 
   const chain = devChainDefinition(chainId, options.rpcUrl);
   const pollingInterval = options.pollingIntervalMs ?? 50;

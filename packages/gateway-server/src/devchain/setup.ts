@@ -64,7 +64,7 @@ export interface DevChainSetup {
  *   else, or when the token already deployed there has another name/version than requested.
  * @example
  * ```ts
- * import { startAnvil, setupDevChain } from '@tollgate/gateway-server';
+ * import { startAnvil, setupDevChain } from '@tollgate/gateway-server/devchain';
  * const anvil = await startAnvil();
  * const chain = await setupDevChain({ rpcUrl: anvil.rpcUrl });
  * console.log(chain.usdc.address, chain.payer.address);

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
-import { resolveAnvilBinary, startAnvil } from '../../src/devchain';
+import { resolveAnvilBinary, startAnvil } from '@tollgate/gateway-server/devchain';
 
 const scratch = mkdtempSync(join(tmpdir(), 'tollgate-anvil-test-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));

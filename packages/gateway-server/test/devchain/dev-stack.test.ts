@@ -8,8 +8,8 @@ import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { getContractAddress, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, describe, expect, it } from 'vitest';
-import { findAuthorizationSettlement } from '../../../core/src/chain';
-import { createDevPublicClient, devAccountKeys, devChainDefinition, startDevStack, testUsdcArtifact, type DevStack } from '../../src/devchain';
+import { findAuthorizationSettlement } from '@tollgate/core';
+import { createDevPublicClient, devAccountKeys, devChainDefinition, startDevStack, testUsdcArtifact, type DevStack } from '@tollgate/gateway-server/devchain';
 
 const MERCHANT: Address = '0x90F79bf6EB2c4f870365E785982E1f101E93b906';
 const scratch = mkdtempSync(join(tmpdir(), 'tollgate-devstack-test-'));

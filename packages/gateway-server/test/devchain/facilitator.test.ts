@@ -6,7 +6,7 @@ import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { parseEventLogs, type Hash } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findAuthorizationSettlement } from '../../../core/src/chain';
+import { findAuthorizationSettlement } from '@tollgate/core';
 import {
   createDevPublicClient,
   createLocalFacilitator,
@@ -20,7 +20,7 @@ import {
   type DevChainSetup,
   type FacilitatorServer,
   type LocalFacilitator,
-} from '../../src/devchain';
+} from '@tollgate/gateway-server/devchain';
 
 const MERCHANT = '0x90F79bf6EB2c4f870365E785982E1f101E93b906' as const; // anvil dev account #3
 
@@ -107,6 +107,13 @@ describe('self-hosted facilitator over HTTP', () => {
     // Replay: verify diagnoses the used nonce through Multicall3; settle maps USDC's revert string.
     expect(await facilitatorClient.verify(payload, requirements())).toMatchObject({ isValid: false, invalidReason: 'invalid_exact_evm_nonce_already_used' });
     expect(await facilitatorClient.settle(payload, requirements())).toMatchObject({ success: false, errorReason: 'invalid_exact_evm_nonce_already_used', transaction: '' });
+  });
+
+  it('settles concurrent payments from one facilitator account without nonce collisions', async () => {
+    const payloads = await Promise.all([pay(), pay(), pay(), pay()]);
+    const results = await Promise.all(payloads.map((payload) => facilitatorClient.settle(payload, requirements())));
+    expect(results.map((r) => r.success)).toEqual([true, true, true, true]);
+    expect(new Set(results.map((r) => r.transaction)).size).toBe(4);
   });
 
   it('reports insufficient balance and a mismatched amount as invalid, not as errors', async () => {

@@ -13,7 +13,7 @@ import {
   type Transport,
 } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { devTransport, type TokenDomain } from '../../src/devchain';
+import { devTransport, type TokenDomain } from '@tollgate/gateway-server/devchain';
 
 /** The fields of a TransferWithAuthorization / ReceiveWithAuthorization message. */
 export type Authorization = {

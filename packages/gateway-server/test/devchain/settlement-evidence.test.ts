@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { createPublicClient, createTestClient, encodeFunctionData, http, parseSignature, type Address, type Hash, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ChainReadError, findAuthorizationSettlement, type FindAuthorizationSettlementParams } from '../../../core/src/chain';
+import { ChainReadError, findAuthorizationSettlement, type FindAuthorizationSettlementParams } from '@tollgate/core';
 import {
   createDevPublicClient,
   devAccountKeys,
@@ -16,7 +16,7 @@ import {
   testUsdcArtifact,
   type AnvilInstance,
   type DevChainSetup,
-} from '../../src/devchain';
+} from '@tollgate/gateway-server/devchain';
 import { randomNonce, signAuthorization, signCancellation, walletFor, type Authorization } from './helpers';
 
 const MERCHANT: Address = '0x90F79bf6EB2c4f870365E785982E1f101E93b906';

@@ -10,7 +10,7 @@ import {
   testUsdcArtifact,
   type AnvilInstance,
   type DevChainSetup,
-} from '../../src/devchain';
+} from '@tollgate/gateway-server/devchain';
 import { freshAccount, randomNonce, revertReason, signAuthorization, signCancellation, walletFor, type Authorization } from './helpers';
 import { testErc1271WalletArtifact } from './test-wallet-artifact';
 

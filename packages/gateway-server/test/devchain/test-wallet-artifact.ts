@@ -4,7 +4,15 @@
 // Compiler: solc 0.8.37+commit.f401782d.Emscripten.clang, evmVersion cancun, optimizer runs 200.
 // Source test/TestERC1271Wallet.sol: sha256 52b4ac557f66482543a497e36bc24f68cdf24528116c8282c0fb5dfb59b61df3
 
-/** ERC-1271 wallet accepting `ownerSignature ‖ 0x01` (`contracts/test/TestERC1271Wallet.sol`). */
+/**
+ * ERC-1271 wallet accepting `ownerSignature ‖ 0x01` (`contracts/test/TestERC1271Wallet.sol`).
+ *
+ * @example
+ * ```ts
+ * import { testErc1271WalletArtifact } from './test-wallet-artifact';
+ * const hash = await wallet.deployContract({ abi: testErc1271WalletArtifact.abi, bytecode: testErc1271WalletArtifact.bytecode, args: [owner.address] });
+ * ```
+ */
 export const testErc1271WalletArtifact = {
   contractName: "TestERC1271Wallet",
   abi: [

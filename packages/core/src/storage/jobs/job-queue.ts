@@ -79,7 +79,10 @@ export interface JobQueueOptions {
  * - All times come from the injected `Clock`.
  */
 export interface JobQueue {
-  /** Adds a job (or returns the existing one with the same idempotency key). */
+  /**
+   * Adds a job (or returns the existing one with the same idempotency key). The payload is stored as
+   * JSON: it must be JSON-serializable and comes back as parsed JSON (a `Date` comes back a string).
+   */
   enqueue<Payload>(queue: string, payload: Payload, options?: EnqueueOptions): Promise<EnqueueResult<Payload>>;
   /** Claims the next due job of `queue` for `leaseMs`, or resolves to `null` when none is due. */
   claim<Payload = unknown>(queue: string, options: { leaseMs: number }): Promise<Job<Payload> | null>;

@@ -4,6 +4,4 @@
  *
  * @packageDocumentation
  */
-// This entry is Node-only by design (it is the `/pg` subpath); its implementation lives in *.node.ts.
-// eslint-disable-next-line no-restricted-imports
-export { createPgClient, type PgClientOptions } from './pg-client.node';
+export { createPgClient, type PgClientOptions } from './node-pg-client';

@@ -53,7 +53,16 @@ export function gcraStep(
   };
 }
 
-/** Integer milliseconds at which a key's bucket is full again (state past it can be dropped). */
+/**
+ * Integer milliseconds at which a key's bucket is full again (state past it can be dropped).
+ *
+ * @example
+ * ```ts
+ * import { gcraRefilledAtMs, gcraStep } from '@tollgate/core';
+ * const { state } = gcraStep(undefined, 0, { limit: 2, windowMs: 1000 });
+ * gcraRefilledAtMs(state); // 500
+ * ```
+ */
 export function gcraRefilledAtMs(state: GcraState): number {
   const limit = BigInt(state.limit);
   return Number((state.tat + limit - 1n) / limit);

@@ -45,6 +45,12 @@ const maxWindowMs = 366 * 24 * 60 * 60 * 1000;
  * arithmetic exact in 64 bits.
  *
  * @throws TypeError for an empty key; RangeError for a limit or window out of bounds
+ *
+ * @example
+ * ```ts
+ * import { assertRateLimitInput } from '@tollgate/core';
+ * assertRateLimitInput('ip:203.0.113.7', { limit: 60, windowMs: 60_000 });
+ * ```
  */
 export function assertRateLimitInput(key: string, rule: RateLimitRule): void {
   if (typeof key !== 'string' || key === '') throw new TypeError('The rate-limit key must be a non-empty string.');

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import type { MigrationSet } from '../storage/migrations/define-migrations';
 import { migrationsTable, runMigrations } from '../storage/migrations/run-migrations';
 import type { SqlClient } from '../storage/sql-client';
-import { ensurePgliteTemplate } from './pglite-template.node';
-import { testDatabaseUrlVariable, type TestEngine } from './test-engines.node';
+import { ensurePgliteTemplate } from './node-pglite-template';
+import { testDatabaseUrlVariable, type TestEngine } from './node-test-engines';
 
 /** A throwaway database for one test file. */
 export interface TestDatabase {

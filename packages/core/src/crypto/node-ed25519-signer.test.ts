@@ -2,7 +2,7 @@ import { verify as rawNodeVerify, createPublicKey } from 'node:crypto';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { sha512 } from '@noble/hashes/sha2.js';
 import { describe, expect, it } from 'vitest';
-import { createNodeEd25519Signer, verifyEd25519Node } from './ed25519-signer.node';
+import { createNodeEd25519Signer, verifyEd25519Node } from './node-ed25519-signer';
 import { createNobleEd25519Signer, hexDecode, hexEncode, randomBytes, verifyEd25519 } from './index';
 
 type Point = InstanceType<typeof ed25519.Point>;

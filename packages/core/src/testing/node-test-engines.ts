@@ -9,7 +9,15 @@ export interface TestEngine {
 /** Environment variable naming the PostgreSQL server tests may use. */
 export const testDatabaseUrlVariable = 'TOLLGATE_TEST_DATABASE_URL';
 
-/** The URL with its password masked, for messages. */
+/**
+ * The URL with its password masked, for messages.
+ *
+ * @example
+ * ```ts
+ * import { redactConnectionString } from '@tollgate/core/testing';
+ * redactConnectionString('postgres://app:s3cret@db/app'); // 'postgres://app:***@db/app'
+ * ```
+ */
 export function redactConnectionString(connectionString: string): string {
   try {
     const url = new URL(connectionString);

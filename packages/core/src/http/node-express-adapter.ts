@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { nodeDecompressors } from './decompress.node';
+import { nodeDecompressors } from './node-decompress';
 import { handleHttp, prepareRouteTable, type HandleHttpOptions } from './engine';
 import type { SerializedResponse } from './response';
 import type { RouteTable } from './types';

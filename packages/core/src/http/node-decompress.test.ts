@@ -1,7 +1,7 @@
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { RequestError } from '../errors';
-import { nodeBrotliDecompress, nodeDecompressors, nodeGunzip } from './decompress.node';
+import { nodeBrotliDecompress, nodeDecompressors, nodeGunzip } from './node-decompress';
 
 const text = 'tollgate '.repeat(1000);
 const zeros = new Uint8Array(50 * 1024 * 1024);

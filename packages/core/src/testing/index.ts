@@ -1,0 +1,18 @@
+/**
+ * `@tollgate/core/testing`: conformance suites for the storage ports (run them against your own
+ * implementations; they import `vitest`, an optional peer dependency) and, for Node, fast throwaway
+ * test databases on PGlite or a PostgreSQL server.
+ *
+ * @packageDocumentation
+ */
+export { describeConformance, type ConformanceFixture, type ConformanceSuiteOptions } from './conformance';
+export { describeSqlClientConformance, type SqlConformanceFixture } from './sql-client-conformance';
+export { describeMigrationRunnerConformance } from './migration-runner-conformance';
+export { describeJobQueueConformance } from './job-queue-conformance';
+export { conformanceEpoch, type JobQueueConformanceFixture } from './job-queue-fixture';
+export { describeRateLimiterConformance, type RateLimiterConformanceFixture } from './rate-limiter-conformance';
+// Node-only helpers (node:fs, drivers), which make this subpath Node-only. Node-only files are
+// imported as `*.node.js`: tsup's native-addon plugin captures every specifier ending in `.node`.
+export { openTestDatabase, type TestDatabase, type OpenTestDatabaseOptions } from './node-test-database';
+export { testDatabaseEngines, redactConnectionString, testDatabaseUrlVariable, type TestEngine } from './node-test-engines';
+export { ensurePgliteTemplate, testCacheDir } from './node-pglite-template';

@@ -1,0 +1,14 @@
+import { coreMigrations, createMemoryRateLimiter, createSqlRateLimiter } from '@tollgate/core';
+import { describeRateLimiterConformance, openTestDatabase, testDatabaseEngines } from '@tollgate/core/testing';
+
+describeRateLimiterConformance({ name: 'memory', open: async () => ({ createLimiter: createMemoryRateLimiter }) });
+
+for (const engine of await testDatabaseEngines()) {
+  describeRateLimiterConformance({
+    name: `sql/${engine.name}`,
+    open: async () => {
+      const database = await openTestDatabase({ engine, migrations: [coreMigrations] });
+      return { ...database, createLimiter: ({ clock }) => createSqlRateLimiter(database.sql, { clock }) };
+    },
+  });
+}

@@ -1,0 +1,128 @@
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { coreMigrations, defineMigrations, migrationsTable } from '@tollgate/core';
+import {
+  ensurePgliteTemplate,
+  openTestDatabase,
+  redactConnectionString,
+  testDatabaseEngines,
+  testDatabaseUrlVariable,
+} from '@tollgate/core/testing';
+
+const engines = await testDatabaseEngines();
+
+describe.each(engines)('openTestDatabase [$name]', (engine) => {
+  it('opens a migrated, isolated database whose reset keeps the migrations', async () => {
+    const startedAt = performance.now();
+    const database = await openTestDatabase({ engine, migrations: [coreMigrations] });
+    const openedInMs = performance.now() - startedAt;
+    // An observation, not an assertion: timings depend on the machine.
+    console.info(`[tollgate] openTestDatabase(${engine.name}) with core migrations: ${openedInMs.toFixed(0)} ms`);
+    try {
+      await database.sql.query(`INSERT INTO tollgate_jobs (queue, payload, max_attempts, run_at, created_at, updated_at)
+        VALUES ('q', '{}', 1, now(), now(), now())`);
+      const second = await database.connect();
+      expect((await second.query('SELECT count(*)::int AS n FROM tollgate_jobs')).rows).toEqual([{ n: 1 }]);
+      await database.reset();
+      expect((await database.sql.query('SELECT count(*)::int AS n FROM tollgate_jobs')).rows).toEqual([{ n: 0 }]);
+      expect((await database.sql.query(`SELECT count(*)::int AS n FROM ${migrationsTable}`)).rows).toEqual([
+        { n: coreMigrations.migrations.length },
+      ]);
+      // Identities restart, so ids are predictable across tests.
+      const { rows } = await database.sql.query(`INSERT INTO tollgate_jobs (queue, payload, max_attempts, run_at, created_at, updated_at)
+        VALUES ('q', '{}', 1, now(), now(), now()) RETURNING id`);
+      expect(rows).toEqual([{ id: '1' }]);
+    } finally {
+      await database.close();
+    }
+  });
+
+  it('gives every database its own storage and deletes it on close', async () => {
+    const first = await openTestDatabase({ engine });
+    const second = await openTestDatabase({ engine });
+    await first.sql.query('CREATE TABLE only_in_first (id int)');
+    expect((await second.sql.query("SELECT to_regclass('only_in_first') IS NULL AS absent")).rows).toEqual([{ absent: true }]);
+    const schema = (await first.sql.query<{ schema: string }>('SELECT current_schema() AS schema')).rows[0]?.schema;
+    await first.close();
+    if (engine.name === 'postgres') {
+      const { rows } = await second.sql.query('SELECT count(*)::int AS n FROM pg_namespace WHERE nspname = $1', [schema]);
+      expect(rows).toEqual([{ n: 0 }]);
+    }
+    await second.close();
+  });
+
+  it('closes the database when a migration fails while opening', async () => {
+    const broken = defineMigrations('broken', { '001_broken.sql': 'CREATE TABLE broken (id int REFERENCES nowhere (id));' });
+    await expect(openTestDatabase({ engine, migrations: [broken] })).rejects.toMatchObject({ code: '42P01' });
+  });
+});
+
+describe('PGlite test databases', () => {
+  it('copy the template prepared by the global setup', () => {
+    const template = process.env['TOLLGATE_PGLITE_TEMPLATE_DIR'];
+    expect(template).toBeDefined();
+    expect(existsSync(join(template as string, 'PG_VERSION'))).toBe(true);
+  });
+
+  it('remove their data directory on close', async () => {
+    const scratch = mkdtempSync(join(tmpdir(), 'tollgate-scratch-test-'));
+    vi.stubEnv('TOLLGATE_TEST_SCRATCH_DIR', scratch);
+    try {
+      const database = await openTestDatabase();
+      expect(readdirSync(scratch)).toHaveLength(1);
+      await database.close();
+      expect(readdirSync(scratch)).toHaveLength(0);
+    } finally {
+      vi.unstubAllEnvs();
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('ensurePgliteTemplate', () => {
+  const cacheDir = mkdtempSync(join(tmpdir(), 'tollgate-template-test-'));
+  afterAll(() => rmSync(cacheDir, { recursive: true, force: true }));
+
+  it('builds one template when several callers race, leaving no partial directories', async () => {
+    const directories = await Promise.all([ensurePgliteTemplate({ cacheDir }), ensurePgliteTemplate({ cacheDir })]);
+    expect(new Set(directories).size).toBe(1);
+    expect(readdirSync(cacheDir)).toEqual([directories[0]?.slice(cacheDir.length + 1)]);
+    expect(existsSync(join(directories[0] as string, 'PG_VERSION'))).toBe(true);
+    expect(await ensurePgliteTemplate({ cacheDir })).toBe(directories[0]);
+  }, 120_000);
+});
+
+describe('testDatabaseEngines', () => {
+  const unreachable = 'postgres://tester:hunter2@127.0.0.1:1/nothing';
+
+  it('runs on PGlite only when no server is configured', async () => {
+    expect(await testDatabaseEngines({})).toEqual([{ name: 'pglite' }]);
+    expect(await testDatabaseEngines({ [testDatabaseUrlVariable]: '' })).toEqual([{ name: 'pglite' }]);
+  });
+
+  it('fails in CI when the configured server is unreachable, without printing its password', async () => {
+    const failure = await testDatabaseEngines({ [testDatabaseUrlVariable]: unreachable, CI: 'true' }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(Error);
+    expect((failure as Error).message).toMatch(/unreachable/);
+    expect((failure as Error).message).toContain('127.0.0.1:1');
+    expect((failure as Error).message).not.toContain('hunter2');
+  });
+
+  it('warns and leaves the server out outside CI', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      expect(await testDatabaseEngines({ [testDatabaseUrlVariable]: unreachable })).toEqual([{ name: 'pglite' }]);
+      expect(warn).toHaveBeenCalledWith(expect.stringContaining('unreachable'));
+    } finally {
+      warn.mockRestore();
+    }
+  });
+
+  it('masks passwords in connection strings', () => {
+    expect(redactConnectionString('postgres://u:secret@db:5432/x')).toBe('postgres://u:***@db:5432/x');
+    expect(redactConnectionString('postgres://u@db/x')).toBe('postgres://u@db/x');
+    expect(redactConnectionString('not a url')).toBe('<unparseable connection string>');
+  });
+});

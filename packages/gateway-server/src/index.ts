@@ -1,0 +1,9 @@
+/**
+ * `@tollgate/gateway-server`: the x402 v2 payment gateway as a ready Express server.
+ *
+ * @packageDocumentation
+ */
+export { loadGatewayConfig, gatewayDatabaseDir, type GatewayConfig } from './config';
+export { createGatewayApp } from './app';
+export { startGatewayServer, runGatewayFromEnv, type RunningGateway, type GatewayContext, type StartGatewayOptions } from './server';
+export { healthRoutes, type HealthDependencies } from './routes/health';
