@@ -13,3 +13,6 @@ export * from './http';
 export * from './storage';
 export * from './config';
 export * from './chain';
+export * from './x402';
+export * from './license';
+export * from './gateway';

@@ -1,16 +1,37 @@
 import { defineRoutes, isTollgateError, renderGatewayError, type Route } from '@tollgate/core';
 import { logRequests, toExpress, type LogSink } from '@tollgate/core/node';
-import express, { type Express } from 'express';
+import express, { type Express, type Request } from 'express';
+
+/** Options of {@link createGatewayApp}. */
+export interface GatewayAppOptions {
+  /**
+   * Proxy hops in front of the gateway whose `X-Forwarded-For` is trusted (Express `trust proxy`).
+   * 0 (default) uses the socket address. Rate limits key on this address, so set it behind a proxy.
+   */
+  trustProxy?: number;
+}
 
 /**
  * Builds the gateway's Express app from its route tables. Express only hosts the tables: no body parser
  * runs in front of them, and every error is rendered in the gateway envelope. Unexpected errors are logged
  * (without request headers) and answered with `internal_error`.
+ *
+ * @param routes - Every route of the gateway (health, merchants, refs).
+ * @param logger - Request and error log sink.
+ * @param options - Trusted proxy hops.
+ * @returns The Express app.
+ * @example
+ * ```ts
+ * import { createGatewayApp } from '@tollgate/gateway-server';
+ * const app = createGatewayApp([...healthRoutes({ database }), ...gateway.routes], logger, { trustProxy: 1 });
+ * ```
  */
-export function createGatewayApp(routes: Route[], logger: LogSink): Express {
+export function createGatewayApp(routes: Route[], logger: LogSink, options: GatewayAppOptions = {}): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  const trustProxy = options.trustProxy ?? 0;
+  if (trustProxy > 0) app.set('trust proxy', trustProxy);
   app.use(logRequests(logger));
   app.use(
     toExpress(
@@ -21,6 +42,8 @@ export function createGatewayApp(routes: Route[], logger: LogSink): Express {
           return renderGatewayError(error);
         },
       }),
+      // Express resolves req.ip from the socket, or from X-Forwarded-For through the trusted hops only.
+      trustProxy > 0 ? { remoteAddress: (request) => (request as Request).ip } : {},
     ),
   );
   return app;

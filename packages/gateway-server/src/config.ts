@@ -1,5 +1,26 @@
-import { envEnum, envInteger, envString, envUrl, parseEnv, type EnvRecord } from '@tollgate/core';
+import {
+  ConfigError,
+  defaultGatewayRateLimits,
+  envEnum,
+  envInteger,
+  envString,
+  envUrl,
+  parseEnv,
+  type EnvRecord,
+  type GatewayNetwork,
+  type GatewayRateLimits,
+} from '@tollgate/core';
 import { join } from 'node:path';
+import {
+  checkNetworkVariables,
+  parseExtraNetworksVariable,
+  parsePublicUrlVariable,
+  parseRateLimitVariable,
+  parseRpcUrlsVariable,
+  parseSecretVariable,
+  type ConfigProblem,
+  type Parsed,
+} from './config-parsers';
 
 /** Everything the gateway server reads from its environment. */
 export interface GatewayConfig {
@@ -10,11 +31,29 @@ export interface GatewayConfig {
   /** Root of local state (`.tollgate` by default): the embedded database and generated dev keys. */
   dataDir: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Public origin bound into challenges and ref URLs; `http://localhost:<port>` when unset. */
+  publicUrl: string | undefined;
+  /** The 32-byte server secret; unset means a generated one under `dataDir` (refused in production). */
+  secret: Uint8Array | undefined;
+  /** `NODE_ENV=production`: no generated secret, no silent defaults for what must be configured. */
+  production: boolean;
+  /** Network name → JSON-RPC URL (ERC-1271 registration and health checks). */
+  rpcUrls: Record<string, string>;
+  /** Deadline of each chain read, in milliseconds. */
+  rpcTimeoutMs: number;
+  /** USDC address on the `local` dev chain, when not the dev stack's default. */
+  localUsdc: string | undefined;
+  /** Networks added to the built-in registry. */
+  extraNetworks: GatewayNetwork[];
+  /** Limits of the public routes per client address. */
+  rateLimits: GatewayRateLimits;
+  /** Proxy hops whose `X-Forwarded-For` is trusted for the client address (0 = use the socket address). */
+  trustProxy: number;
 }
 
 /**
  * Reads the gateway configuration from environment variables. Every invalid variable is reported at once
- * with what it expected (`ConfigError`).
+ * with what it expected (`ConfigError`); secrets and RPC URLs are never repeated in the message.
  *
  * | variable | default | meaning |
  * |---|---|---|
@@ -23,6 +62,17 @@ export interface GatewayConfig {
  * | `GATEWAY_DATABASE_URL` or `DATABASE_URL` | – | PostgreSQL server; embedded PGlite when unset |
  * | `TOLLGATE_DATA_DIR` | `.tollgate` | local state directory |
  * | `LOG_LEVEL` | info | pino level |
+ * | `GATEWAY_PUBLIC_URL` | `http://localhost:<port>` | public origin (challenges, ref and resource URLs) |
+ * | `GATEWAY_SECRET` | generated in `<dataDir>/gateway/secret.key` | 32 bytes, hex or base64; required in production |
+ * | `NODE_ENV` | – | `production` requires `GATEWAY_SECRET` |
+ * | `GATEWAY_RPC_URLS` | – | `base=https://…,local=http://127.0.0.1:8545` |
+ * | `GATEWAY_RPC_TIMEOUT_MS` | 5000 | deadline of each chain read |
+ * | `GATEWAY_LOCAL_USDC` | dev stack TestUSDC | USDC address of the `local` network |
+ * | `GATEWAY_EXTRA_NETWORKS` | – | JSON array of extra networks |
+ * | `GATEWAY_RATE_LIMIT_CHALLENGE` | 10/60 | challenges per client per window (seconds) |
+ * | `GATEWAY_RATE_LIMIT_REGISTER` | 10/60 | registrations per client per window |
+ * | `GATEWAY_RATE_LIMIT_REF_LOOKUP` | 120/60 | public ref lookups per client per window |
+ * | `GATEWAY_TRUST_PROXY` | 0 | trusted proxy hops for the client address |
  *
  * @example
  * ```ts
@@ -31,21 +81,68 @@ export interface GatewayConfig {
  * ```
  */
 export function loadGatewayConfig(env: EnvRecord): GatewayConfig {
-  const parsed = parseEnv(env, {
-    GATEWAY_PORT: envInteger({ min: 0, max: 65535, default: 4020 }),
-    GATEWAY_HOST: envString({ default: '127.0.0.1' }),
-    GATEWAY_DATABASE_URL: envUrl({ protocols: ['postgres:', 'postgresql:'], optional: true }),
-    DATABASE_URL: envUrl({ protocols: ['postgres:', 'postgresql:'], optional: true }),
-    TOLLGATE_DATA_DIR: envString({ default: '.tollgate' }),
-    LOG_LEVEL: envEnum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, { default: 'info' }),
-  });
+  const problems: ConfigProblem[] = [];
+  let parsed: ReturnType<typeof parseSimpleVariables> | undefined;
+  try {
+    parsed = parseSimpleVariables(env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    problems.push(...error.problems);
+  }
+  const take = <T>(result: Parsed<T>): T | undefined => {
+    if (result.ok) return result.value;
+    problems.push(result.problem);
+    return undefined;
+  };
+  const publicUrl = take(parsePublicUrlVariable(env['GATEWAY_PUBLIC_URL']));
+  const secret = take(parseSecretVariable(env['GATEWAY_SECRET']));
+  const rpcUrls = take(parseRpcUrlsVariable(env['GATEWAY_RPC_URLS']));
+  const extraNetworks = take(parseExtraNetworksVariable(env['GATEWAY_EXTRA_NETWORKS']));
+  const rateLimits = {
+    challenge: take(parseRateLimitVariable('GATEWAY_RATE_LIMIT_CHALLENGE', env['GATEWAY_RATE_LIMIT_CHALLENGE'], defaultGatewayRateLimits.challenge)),
+    register: take(parseRateLimitVariable('GATEWAY_RATE_LIMIT_REGISTER', env['GATEWAY_RATE_LIMIT_REGISTER'], defaultGatewayRateLimits.register)),
+    refLookup: take(parseRateLimitVariable('GATEWAY_RATE_LIMIT_REF_LOOKUP', env['GATEWAY_RATE_LIMIT_REF_LOOKUP'], defaultGatewayRateLimits.refLookup)),
+  };
+  if (parsed !== undefined && rpcUrls !== undefined && extraNetworks !== undefined) {
+    problems.push(...checkNetworkVariables(extraNetworks, parsed.GATEWAY_LOCAL_USDC, rpcUrls));
+  }
+  const production = env['NODE_ENV'] === 'production';
+  if (production && secret === undefined && problems.every((entry) => entry.variable !== 'GATEWAY_SECRET')) {
+    problems.push({ variable: 'GATEWAY_SECRET', expected: '32 random bytes as hex or base64 (required when NODE_ENV=production)', received: undefined });
+  }
+  const { challenge, register, refLookup } = rateLimits;
+  // Every undefined value comes with a problem; the other checks only narrow the types.
+  if (problems.length > 0 || !parsed || !rpcUrls || !extraNetworks || !challenge || !register || !refLookup) throw new ConfigError(problems);
   return {
     port: parsed.GATEWAY_PORT,
     host: parsed.GATEWAY_HOST,
     databaseUrl: parsed.GATEWAY_DATABASE_URL ?? parsed.DATABASE_URL,
     dataDir: parsed.TOLLGATE_DATA_DIR,
     logLevel: parsed.LOG_LEVEL,
+    publicUrl,
+    secret,
+    production,
+    rpcUrls,
+    rpcTimeoutMs: parsed.GATEWAY_RPC_TIMEOUT_MS,
+    localUsdc: parsed.GATEWAY_LOCAL_USDC,
+    extraNetworks,
+    rateLimits: { challenge, register, refLookup },
+    trustProxy: parsed.GATEWAY_TRUST_PROXY,
   };
+}
+
+function parseSimpleVariables(env: EnvRecord) {
+  return parseEnv(env, {
+    GATEWAY_PORT: envInteger({ min: 0, max: 65535, default: 4020 }),
+    GATEWAY_HOST: envString({ default: '127.0.0.1' }),
+    GATEWAY_DATABASE_URL: envUrl({ protocols: ['postgres:', 'postgresql:'], optional: true }),
+    DATABASE_URL: envUrl({ protocols: ['postgres:', 'postgresql:'], optional: true }),
+    TOLLGATE_DATA_DIR: envString({ default: '.tollgate' }),
+    LOG_LEVEL: envEnum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, { default: 'info' }),
+    GATEWAY_RPC_TIMEOUT_MS: envInteger({ min: 100, max: 60_000, default: 5_000 }),
+    GATEWAY_LOCAL_USDC: envString({ pattern: /^0x[0-9a-fA-F]{40}$/, expected: 'an EVM address (0x + 40 hex digits)', optional: true }),
+    GATEWAY_TRUST_PROXY: envInteger({ min: 0, max: 10, default: 0 }),
+  });
 }
 
 /** Directory of the embedded gateway database. */

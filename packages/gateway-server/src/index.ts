@@ -4,6 +4,8 @@
  * @packageDocumentation
  */
 export { loadGatewayConfig, gatewayDatabaseDir, type GatewayConfig } from './config';
-export { createGatewayApp } from './app';
+export { createGatewayApp, type GatewayAppOptions } from './app';
 export { startGatewayServer, runGatewayFromEnv, type RunningGateway, type GatewayContext, type StartGatewayOptions } from './server';
 export { healthRoutes, type HealthDependencies } from './routes/health';
+export { resolveGatewaySecret, gatewaySecretPath, type SecretWarnings } from './secret-file';
+export { startHousekeeping, type HousekeepingOptions, type HousekeepingLogger } from './housekeeping';

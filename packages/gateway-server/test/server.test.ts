@@ -50,7 +50,7 @@ describe('gateway server', () => {
     const response = await fetch(`${gateway.url}/healthz`);
     expect(response.status).toBe(200);
     expect(response.headers.get('cache-control')).toBe('no-store');
-    expect(await response.json()).toMatchObject({ ok: true, service: 'tollgate-gateway', database: { ok: true, engine: 'pglite' } });
+    expect(await response.json()).toMatchObject({ ok: true, status: 'ok', service: 'tollgate-gateway', database: { ok: true, engine: 'pglite' }, chains: [] });
   });
 
   it('answers unknown routes with the gateway envelope', async () => {
@@ -98,7 +98,7 @@ describe('healthz', () => {
     const [health] = healthRoutes({ database: { engine: 'postgres', ping: async () => false } });
     const response = await health!.handler({ method: 'GET', path: '/healthz', params: {}, query: {}, headers: {}, body: undefined });
     expect(response.status).toBe(503);
-    expect(response.body).toMatchObject({ ok: false, database: { ok: false, engine: 'postgres' } });
+    expect(response.body).toMatchObject({ ok: false, status: 'down', database: { ok: false, engine: 'postgres' } });
   });
 });
 

@@ -1,6 +1,7 @@
 import { cors, defineRoutes, isTollgateError, renderLicenseClientError, type Route } from '@tollgate/core';
 import { logRequests, toExpress, type LogSink } from '@tollgate/core/node';
 import express, { type Express } from 'express';
+import { noStoreByDefault, requireLicenseProtocol } from './routes/client-protocol';
 
 /** Route tables of the license server, one per wire stack. */
 export interface LicenseRouteTables {
@@ -10,7 +11,16 @@ export interface LicenseRouteTables {
 
 /**
  * Builds the license server's Express app. Express only hosts the route tables; each table renders its
- * own error envelope. Unexpected errors are logged (without request headers) and answered with 5000.
+ * own error envelope. The client table runs, in order: CORS (answers preflights, adds
+ * `Access-Control-Allow-Origin: *` to everything, exposes `Retry-After`), the `X-LS-Proto: 1` check on
+ * `/v1/…`, and `Cache-Control: no-store` unless a route set its own caching. Unexpected errors are logged
+ * (without request headers) and answered with 5000.
+ *
+ * @example
+ * ```ts
+ * import { createLicenseApp, healthRoutes, keysRoutes } from '@tollgate/license-server';
+ * const app = createLicenseApp({ client: [...healthRoutes(database), ...keysRoutes(trust)] }, logger);
+ * ```
  */
 export function createLicenseApp(tables: LicenseRouteTables, logger: LogSink): Express {
   const app = express();
@@ -21,7 +31,7 @@ export function createLicenseApp(tables: LicenseRouteTables, logger: LogSink): E
     toExpress(
       defineRoutes({
         routes: tables.client,
-        middleware: [cors()],
+        middleware: [cors({ exposeHeaders: ['retry-after'] }), requireLicenseProtocol(), noStoreByDefault()],
         renderError: (error) => {
           if (!isTollgateError(error)) logger.error({ err: error }, 'unhandled error');
           return renderLicenseClientError(error);

@@ -1,9 +1,11 @@
 #!/usr/bin/env node
-import { ConfigError } from '@tollgate/core';
-import { runLicenseFromEnv } from './server';
+import { runLicenseCli } from './cli/run-cli';
 
-// `tollgate-license`: serves the license service with configuration from the environment.
-runLicenseFromEnv().catch((error: unknown) => {
-  process.stderr.write(`tollgate-license: ${error instanceof ConfigError ? error.message : String(error)}\n`);
-  process.exit(1);
+// `tollgate-license`: serves the license service (the default) or runs a key ceremony step.
+runLicenseCli(process.argv.slice(2), {
+  env: process.env,
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+}).then((status) => {
+  if (status !== undefined) process.exitCode = status;
 });

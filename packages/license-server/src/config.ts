@@ -1,4 +1,4 @@
-import { envEnum, envInteger, envString, envUrl, parseEnv, type EnvRecord } from '@tollgate/core';
+import { ConfigError, base64Decode, envEnum, envInteger, envString, envUrl, hexDecode, parseEnv, type EnvRecord } from '@tollgate/core';
 import { join } from 'node:path';
 
 /** Everything the license server reads from its environment. */
@@ -10,6 +10,34 @@ export interface LicenseConfig {
   /** Root of local state (`.tollgate` by default). */
   dataDir: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** `NODE_ENV=production`: no dev keys are ever generated; the master key and root pins are required. */
+  production: boolean;
+  /** 32 bytes sealing epoch private keys at rest (`LICENSE_MASTER_KEY`); dev mode keeps one on disk. */
+  masterKey: Uint8Array | undefined;
+  /** Pinned root public keys (current, next): certificates must verify against one of them. */
+  rootPublicKeys: Uint8Array[];
+  /** How often every instance rebuilds its keyset from the database, in seconds. */
+  keysetRefreshSeconds: number;
+}
+
+const masterKeyPattern = /^(?:[0-9a-f]{64}|[A-Za-z0-9+/]{43}=?|[A-Za-z0-9_-]{43})$/;
+const rootKeysPattern = /^[0-9a-f]{64}(?:,[0-9a-f]{64}){0,3}$/;
+
+/**
+ * Decodes `LICENSE_MASTER_KEY`: 32 bytes as 64 lower-case hex digits or as base64 (standard or URL
+ * alphabet).
+ *
+ * @param text - The variable's value.
+ * @returns The 32 key bytes.
+ *
+ * @example
+ * ```ts
+ * import { decodeMasterKey } from '@tollgate/license-server';
+ * const key = decodeMasterKey(process.env.LICENSE_MASTER_KEY!); // 32 bytes
+ * ```
+ */
+export function decodeMasterKey(text: string): Uint8Array {
+  return text.length === 64 ? hexDecode(text) : base64Decode(text);
 }
 
 /**
@@ -23,6 +51,10 @@ export interface LicenseConfig {
  * | `LICENSE_DATABASE_URL` or `DATABASE_URL` | – | PostgreSQL server; embedded PGlite when unset |
  * | `TOLLGATE_DATA_DIR` | `.tollgate` | local state directory |
  * | `LOG_LEVEL` | info | pino level |
+ * | `NODE_ENV` | – | `production` disables dev keys and requires the two variables below |
+ * | `LICENSE_MASTER_KEY` | dev: `.tollgate/license/master.key` | 32 bytes (64 hex digits or base64) sealing epoch keys |
+ * | `LICENSE_ROOT_PUBLIC_KEYS` | dev: the dev root | pinned root public keys, comma-separated hex (current,next) |
+ * | `LICENSE_KEYSET_REFRESH_SECONDS` | 30 | how often the keyset is rebuilt from the database |
  *
  * @example
  * ```ts
@@ -31,24 +63,89 @@ export interface LicenseConfig {
  * ```
  */
 export function loadLicenseConfig(env: EnvRecord): LicenseConfig {
-  const parsed = parseEnv(env, {
-    LICENSE_PORT: envInteger({ min: 0, max: 65535, default: 4030 }),
-    LICENSE_HOST: envString({ default: '127.0.0.1' }),
-    LICENSE_DATABASE_URL: envUrl({ protocols: ['postgres:', 'postgresql:'], optional: true }),
-    DATABASE_URL: envUrl({ protocols: ['postgres:', 'postgresql:'], optional: true }),
-    TOLLGATE_DATA_DIR: envString({ default: '.tollgate' }),
-    LOG_LEVEL: envEnum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, { default: 'info' }),
-  });
+  const problems: ConfigError['problems'] = [];
+  let parsed: ReturnType<typeof parseVariables> | undefined;
+  try {
+    parsed = parseVariables(env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    problems.push(...error.problems);
+  }
+  // Parsed apart from the others so that a malformed secret never appears in the error message.
+  const masterKey = readMasterKey(env['LICENSE_MASTER_KEY'], problems);
+  const production = env['NODE_ENV'] === 'production';
+  if (production) {
+    if (env['LICENSE_MASTER_KEY'] === undefined || env['LICENSE_MASTER_KEY'] === '') problems.push(requiredInProduction('LICENSE_MASTER_KEY'));
+    if (parsed !== undefined && parsed.LICENSE_ROOT_PUBLIC_KEYS === undefined) problems.push(requiredInProduction('LICENSE_ROOT_PUBLIC_KEYS'));
+  }
+  if (problems.length > 0 || parsed === undefined) throw new ConfigError(problems);
   return {
     port: parsed.LICENSE_PORT,
     host: parsed.LICENSE_HOST,
     databaseUrl: parsed.LICENSE_DATABASE_URL ?? parsed.DATABASE_URL,
     dataDir: parsed.TOLLGATE_DATA_DIR,
     logLevel: parsed.LOG_LEVEL,
+    production,
+    masterKey,
+    rootPublicKeys: parsed.LICENSE_ROOT_PUBLIC_KEYS === undefined ? [] : parsed.LICENSE_ROOT_PUBLIC_KEYS.split(',').map(hexDecode),
+    keysetRefreshSeconds: parsed.LICENSE_KEYSET_REFRESH_SECONDS,
   };
 }
 
-/** Directory of the embedded license database. */
+function parseVariables(env: EnvRecord) {
+  return parseEnv(env, {
+    LICENSE_PORT: envInteger({ min: 0, max: 65535, default: 4030 }),
+    LICENSE_HOST: envString({ default: '127.0.0.1' }),
+    LICENSE_DATABASE_URL: envUrl({ protocols: ['postgres:', 'postgresql:'], optional: true }),
+    DATABASE_URL: envUrl({ protocols: ['postgres:', 'postgresql:'], optional: true }),
+    TOLLGATE_DATA_DIR: envString({ default: '.tollgate' }),
+    LOG_LEVEL: envEnum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, { default: 'info' }),
+    LICENSE_ROOT_PUBLIC_KEYS: envString({ optional: true, pattern: rootKeysPattern, expected: '1 to 4 comma-separated 32-byte public keys in lower-case hex' }),
+    LICENSE_KEYSET_REFRESH_SECONDS: envInteger({ min: 1, max: 3600, default: 30 }),
+  });
+}
+
+function readMasterKey(raw: string | undefined, problems: ConfigError['problems']): Uint8Array | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  const problem = { variable: 'LICENSE_MASTER_KEY', expected: '32 bytes as 64 lower-case hex digits or base64', received: '<redacted>' };
+  if (!masterKeyPattern.test(raw)) {
+    problems.push(problem);
+    return undefined;
+  }
+  try {
+    return decodeMasterKey(raw);
+  } catch {
+    problems.push(problem);
+    return undefined;
+  }
+}
+
+function requiredInProduction(variable: string): ConfigError['problems'][number] {
+  return { variable, expected: 'a value in production (NODE_ENV=production generates no dev keys)', received: undefined };
+}
+
+/**
+ * Directory of the license server's local state (`<dataDir>/license`).
+ *
+ * @example
+ * ```ts
+ * import { licenseStateDir } from '@tollgate/license-server';
+ * licenseStateDir({ dataDir: '.tollgate' }); // '.tollgate/license'
+ * ```
+ */
+export function licenseStateDir(config: Pick<LicenseConfig, 'dataDir'>): string {
+  return join(config.dataDir, 'license');
+}
+
+/**
+ * Directory of the embedded license database.
+ *
+ * @example
+ * ```ts
+ * import { licenseDatabaseDir } from '@tollgate/license-server';
+ * licenseDatabaseDir({ dataDir: '.tollgate' }); // '.tollgate/license/db'
+ * ```
+ */
 export function licenseDatabaseDir(config: Pick<LicenseConfig, 'dataDir'>): string {
-  return join(config.dataDir, 'license', 'db');
+  return join(licenseStateDir(config), 'db');
 }

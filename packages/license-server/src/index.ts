@@ -1,9 +1,29 @@
 /**
- * `@tollgate/license-server`: the software-licensing service as a ready Express server.
+ * `@tollgate/license-server`: the software-licensing service as a ready Express server, and the
+ * `tollgate-license` CLI with its key ceremony.
  *
  * @packageDocumentation
  */
-export { loadLicenseConfig, licenseDatabaseDir, type LicenseConfig } from './config';
+export { loadLicenseConfig, licenseDatabaseDir, licenseStateDir, decodeMasterKey, type LicenseConfig } from './config';
 export { createLicenseApp, type LicenseRouteTables } from './app';
 export { startLicenseServer, runLicenseFromEnv, type RunningLicenseServer, type LicenseContext, type StartLicenseOptions } from './server';
 export { healthRoutes } from './routes/health';
+export { keysRoutes } from './routes/keys';
+export { revocationRoutes } from './routes/revocations';
+export { requireLicenseProtocol, noStoreByDefault } from './routes/client-protocol';
+export { createLicenseTrust, type LicenseTrust, type LicenseTrustOptions } from './trust/license-trust';
+export { CeremonyError, type CeremonyErrorCode } from './ceremony/ceremony-error';
+export { createRootKeyFile, readRootKeyFile, writeOwnerOnlyFile, type RootKey } from './ceremony/key-files';
+export {
+  createEpochRequest,
+  signEpochRequestWithRootFile,
+  loadEpochCertificate,
+  openLicenseDatabase,
+  resolveMasterKey,
+  resolvePinnedRoots,
+  devKeyPaths,
+  type CreateEpochRequestOptions,
+} from './ceremony/ceremony';
+export { ensureDevTrust, describeDevTrust, type DevTrust } from './ceremony/dev-trust';
+export { acquireEmbeddedDatabaseLock, type EmbeddedDatabaseLock } from './ceremony/embedded-lock';
+export { runLicenseCli, type CliIo } from './cli/run-cli';

@@ -1,13 +1,25 @@
-import { coreMigrations } from '@tollgate/core';
+import { coreMigrations, licenseMigrations, systemClock, type Clock } from '@tollgate/core';
 import { closeOnSignal, serverLoggerOptions, startService, type RunningService } from '@tollgate/core/node';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { createLicenseApp } from './app';
+import { devKeyPaths, resolveMasterKey } from './ceremony/ceremony';
+import { describeDevTrust, ensureDevTrust, type DevTrust } from './ceremony/dev-trust';
+import { acquireEmbeddedDatabaseLock } from './ceremony/embedded-lock';
 import { licenseDatabaseDir, loadLicenseConfig, type LicenseConfig } from './config';
 import { healthRoutes } from './routes/health';
+import { keysRoutes } from './routes/keys';
+import { revocationRoutes } from './routes/revocations';
+import { createLicenseTrust, type LicenseTrust } from './trust/license-trust';
 
 /** What a running license server exposes besides its URL. */
 export interface LicenseContext {
   logger: Logger;
+  /** Keyset cache, epoch signers, revocation publishing. */
+  trust: LicenseTrust;
+  /** The roots certificates are checked against (the configured pins, or the dev root). */
+  pinnedRoots: readonly Uint8Array[];
+  /** Set in dev mode: the generated dev root and epoch. */
+  devTrust: DevTrust | undefined;
 }
 
 /** A running license server. */
@@ -17,11 +29,18 @@ export type RunningLicenseServer = RunningService<LicenseContext>;
 export interface StartLicenseOptions {
   /** Where log lines go (stdout by default); tests capture them here. */
   logDestination?: DestinationStream;
+  /** The time source of epochs, batches and the keyset (the system clock by default). */
+  clock?: Clock;
+  /** The keyset cache waits for it before its first build (tests observe the cold 503 with it). */
+  keysetGate?: Promise<void>;
+  /** Where dev mode prints the dev root to pin (stdout by default). */
+  print?: (text: string) => void;
 }
 
 /**
- * Opens the database (PGlite under the data dir, or `DATABASE_URL`), applies migrations, and serves the
- * license service. `close()` stops it gracefully.
+ * Opens the database (PGlite under the data dir, or `DATABASE_URL`), applies migrations, loads the trust
+ * chain (in dev mode creating a dev root and epoch on first start), and serves the license service.
+ * `close()` stops it gracefully.
  *
  * @example
  * ```ts
@@ -32,22 +51,63 @@ export interface StartLicenseOptions {
 export async function startLicenseServer(config: LicenseConfig, options: StartLicenseOptions = {}): Promise<RunningLicenseServer> {
   const loggerOptions = serverLoggerOptions({ service: 'tollgate-license', level: config.logLevel });
   const logger = options.logDestination ? pino(loggerOptions, options.logDestination) : pino(loggerOptions);
-  return startService<LicenseContext>({
-    name: 'tollgate-license',
-    port: config.port,
-    host: config.host,
-    databaseUrl: config.databaseUrl,
-    databaseDir: licenseDatabaseDir(config),
-    migrations: [coreMigrations],
-    logger,
-    build: async ({ database }) => ({
-      listener: createLicenseApp({ client: healthRoutes(database) }, logger),
-      context: { logger },
-    }),
-  });
+  const clock = options.clock ?? systemClock;
+  const print = options.print ?? ((text: string) => process.stdout.write(`${text}\n`));
+  const lock = config.databaseUrl ? undefined : acquireEmbeddedDatabaseLock(devKeyPaths(config).lock);
+  try {
+    const service = await startService<LicenseContext>({
+      name: 'tollgate-license',
+      port: config.port,
+      host: config.host,
+      databaseUrl: config.databaseUrl,
+      databaseDir: licenseDatabaseDir(config),
+      migrations: [coreMigrations, licenseMigrations],
+      logger,
+      build: async ({ database }) => {
+        const masterKey = resolveMasterKey(config).key;
+        let devTrust: DevTrust | undefined;
+        if (!config.production && config.rootPublicKeys.length === 0) {
+          devTrust = await ensureDevTrust(config, database.sql, { masterKey, clock });
+          print(describeDevTrust(devTrust));
+        }
+        const trust = createLicenseTrust({
+          sql: database.sql,
+          masterKey,
+          clock,
+          logger,
+          refreshIntervalMs: config.keysetRefreshSeconds * 1000,
+          ...(options.keysetGate === undefined ? {} : { firstBuildGate: options.keysetGate }),
+        });
+        const client = [...healthRoutes(database), ...keysRoutes(trust), ...revocationRoutes(database.sql)];
+        return {
+          listener: createLicenseApp({ client }, logger),
+          context: { logger, trust, pinnedRoots: devTrust ? [devTrust.rootPublicKey] : config.rootPublicKeys, devTrust },
+          stop: () => trust.close(),
+        };
+      },
+    });
+    return {
+      ...service,
+      close: async () => {
+        await service.close();
+        lock?.release();
+      },
+    };
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
 }
 
-/** The CLI: starts the license server from environment variables; SIGTERM/SIGINT stop it gracefully. */
+/**
+ * The CLI's `serve`: starts the license server from environment variables; SIGTERM/SIGINT stop it gracefully.
+ *
+ * @example
+ * ```ts
+ * import { runLicenseFromEnv } from '@tollgate/license-server';
+ * const server = await runLicenseFromEnv(process.env);
+ * ```
+ */
 export async function runLicenseFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<RunningLicenseServer> {
   const server = await startLicenseServer(loadLicenseConfig(env));
   closeOnSignal(server, server.context.logger);

@@ -13,7 +13,7 @@ describe('license server', () => {
     dataDir = mkdtempSync(join(tmpdir(), 'tollgate-license-'));
     const template = process.env['TOLLGATE_PGLITE_TEMPLATE_DIR'];
     if (template) cpSync(template, licenseDatabaseDir({ dataDir }), { recursive: true });
-    server = await startLicenseServer(loadLicenseConfig({ LICENSE_PORT: '0', TOLLGATE_DATA_DIR: dataDir, LOG_LEVEL: 'silent' }));
+    server = await startLicenseServer(loadLicenseConfig({ LICENSE_PORT: '0', TOLLGATE_DATA_DIR: dataDir, LOG_LEVEL: 'silent' }), { print: () => undefined });
   });
 
   afterAll(async () => {
@@ -30,7 +30,7 @@ describe('license server', () => {
   });
 
   it('renders unknown client paths as the CBOR error body with code 1000', async () => {
-    const response = await fetch(`${server.url}/v1/unknown`, { method: 'POST' });
+    const response = await fetch(`${server.url}/v1/unknown`, { method: 'POST', headers: { 'x-ls-proto': '1' } });
     expect(response.status).toBe(400);
     expect(response.headers.get('content-type')).toBe('application/cbor');
     const body = decodeCanonical(new Uint8Array(await response.arrayBuffer())) as Map<number, unknown>;
@@ -44,6 +44,7 @@ describe('license server', () => {
   it('closes the listener and the database on close()', async () => {
     const second = await startLicenseServer(
       loadLicenseConfig({ LICENSE_PORT: '0', TOLLGATE_DATA_DIR: mkdtempSync(join(tmpdir(), 'tollgate-license-')), LOG_LEVEL: 'silent' }),
+      { print: () => undefined },
     );
     expect((await fetch(`${second.url}/health`)).status).toBe(200);
     await second.close();

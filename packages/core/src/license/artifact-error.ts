@@ -32,7 +32,15 @@ export type ArtifactErrorReason =
   | 'bad_signature'
   | 'invalid_payload';
 
-/** Every {@link ArtifactErrorReason}, for exhaustive tests and for vector files. */
+/**
+ * Every {@link ArtifactErrorReason}, for exhaustive tests and for vector files.
+ *
+ * @example
+ * ```ts
+ * import { artifactErrorReasons } from '@tollgate/core';
+ * artifactErrorReasons.includes('bad_signature'); // true
+ * ```
+ */
 export const artifactErrorReasons: readonly ArtifactErrorReason[] = Object.freeze([
   'bad_encoding',
   'unknown_kind',

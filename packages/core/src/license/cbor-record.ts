@@ -86,10 +86,15 @@ export function recordField<T, Optional extends boolean = false>(key: number, sp
  *
  * @param name - The record's name in error messages.
  * @param fields - Field name → definition (from {@link field}, {@link optionalField}, {@link recordField}).
+ * @param check - A rule across fields (`not_after > not_before`): returns a message when broken.
  * @returns The layout.
  * @throws TypeError when two fields share a key.
  */
-export function cborRecord<const Fields extends Record<string, AnyRecordField>>(name: string, fields: Fields): CborRecordSpec<RecordValue<Fields>> {
+export function cborRecord<const Fields extends Record<string, AnyRecordField>>(
+  name: string,
+  fields: Fields,
+  check?: (value: RecordValue<Fields>) => string | undefined,
+): CborRecordSpec<RecordValue<Fields>> {
   const nameByKey = new Map<number, string>();
   const entries: Record<string, v.GenericSchema<unknown, unknown>> = {};
   const fieldKeys: Record<string, number> = {};
@@ -121,12 +126,17 @@ export function cborRecord<const Fields extends Record<string, AnyRecordField>>(
           const path = v.getDotPath(issue) ?? '';
           const top = path.split('.')[0] ?? '';
           const where = top in fieldKeys ? `${path} (key ${fieldKeys[top]})` : path;
-          // Nested records already prefix their own name; keep their message whole.
-          addIssue({ message: issue.message.includes(': ') && issue.type === 'raw_transform' ? issue.message : `${name}.${where}: ${issue.message}` });
+          addIssue({ message: `${name}.${where}: ${issue.message}` });
         }
         return NEVER;
       }
-      return result.output as RecordValue<Fields>;
+      const output = result.output as RecordValue<Fields>;
+      const broken = check?.(output);
+      if (broken !== undefined) {
+        addIssue({ message: `${name}: ${broken}` });
+        return NEVER;
+      }
+      return output;
     }),
   );
 
@@ -145,24 +155,4 @@ export function cborRecord<const Fields extends Record<string, AnyRecordField>>(
   };
 
   return Object.freeze({ name, schema, toCbor, fieldKeys: Object.freeze(fieldKeys) });
-}
-
-/**
- * A field holding a list of nested records.
- *
- * @param key - The integer map key.
- * @param spec - The layout of each element.
- * @param bounds - Least and most elements.
- * @returns The field definition.
- */
-export function recordListField<T>(key: number, spec: CborRecordSpec<T>, bounds: { min: number; max: number }): RecordField<T[], false> {
-  return {
-    key,
-    schema: v.pipe(v.array(spec.schema), v.minLength(bounds.min), v.maxLength(bounds.max)),
-    optional: false,
-    toCbor: (list) => {
-      if (!Array.isArray(list)) throw new TypeError(`${spec.name} list must be an array`);
-      return list.map(spec.toCbor);
-    },
-  };
 }

@@ -12,7 +12,15 @@ import type { DecodeLimits } from '../cbor';
  */
 export const licenseProtocolVersion = 1;
 
-/** The request header that carries {@link licenseProtocolVersion} (lower-case, as the HTTP layer sees it). */
+/**
+ * The request header that carries {@link licenseProtocolVersion} (lower-case, as the HTTP layer sees it).
+ *
+ * @example
+ * ```ts
+ * import { licenseProtocolHeader } from '@tollgate/core';
+ * const supported = request.headers[licenseProtocolHeader] === '1';
+ * ```
+ */
 export const licenseProtocolHeader = 'x-ls-proto';
 
 /**
@@ -69,11 +77,35 @@ export const artifactDecodeLimits: DecodeLimits = Object.freeze({
   maxTotalItems: 16_384,
 });
 
-/** Most ids (license + machine + epoch) in one revocation batch, which keeps a batch under ~20 KiB. */
+/**
+ * Most ids (license + machine + epoch) in one revocation batch, which keeps a batch under ~20 KiB.
+ *
+ * @example
+ * ```ts
+ * import { maxRevocationBatchIds } from '@tollgate/core';
+ * const chunks = Math.ceil(licenseIds.length / maxRevocationBatchIds);
+ * ```
+ */
 export const maxRevocationBatchIds = 1024;
 
-/** Most batches in one `GET /v1/revocations` page; see `revocationPageRange`. */
+/**
+ * Most batches in one `GET /v1/revocations` page; see `revocationPageRange`.
+ *
+ * @example
+ * ```ts
+ * import { revocationPageSize } from '@tollgate/core';
+ * const pageEnd = (Math.floor(since / revocationPageSize) + 1) * revocationPageSize;
+ * ```
+ */
 export const revocationPageSize = 64;
 
-/** Most certificates in a keyset (and in an offline response: 8). */
+/**
+ * Most certificates in a keyset (and in an offline response: 8).
+ *
+ * @example
+ * ```ts
+ * import { maxKeysetCertificates } from '@tollgate/core';
+ * if (certificates.length > maxKeysetCertificates) throw new Error('keyset too large');
+ * ```
+ */
 export const maxKeysetCertificates = 1000;

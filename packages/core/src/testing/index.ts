@@ -11,6 +11,16 @@ export { describeMigrationRunnerConformance } from './migration-runner-conforman
 export { describeJobQueueConformance } from './job-queue-conformance';
 export { conformanceEpoch, type JobQueueConformanceFixture } from './job-queue-fixture';
 export { describeRateLimiterConformance, type RateLimiterConformanceFixture } from './rate-limiter-conformance';
+export { describeGatewayStoreConformance } from './gateway-store-conformance';
+export {
+  gatewayConformanceEpoch,
+  challengeFor,
+  enrollRequest,
+  enrollMerchant,
+  refFor,
+  type GatewayStoreConformanceFixture,
+  type EnrolledMerchant,
+} from './gateway-store-fixture';
 // Node-only helpers (node:fs, drivers), which make this subpath Node-only. Node-only files are
 // imported as `*.node.js`: tsup's native-addon plugin captures every specifier ending in `.node`.
 export { openTestDatabase, type TestDatabase, type OpenTestDatabaseOptions } from './node-test-database';

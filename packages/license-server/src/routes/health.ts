@@ -5,6 +5,12 @@ import { version } from '../../package.json';
 /**
  * `GET /health`: JSON `{ ok, service, version }` — 200 when the database answers, 503 otherwise. It is
  * meant for load balancers, so it needs no `X-LS-Proto` header (docs/decisions.md).
+ *
+ * @example
+ * ```ts
+ * import { healthRoutes } from '@tollgate/license-server';
+ * const routes = healthRoutes(database);
+ * ```
  */
 export function healthRoutes(database: Pick<OpenDatabase, 'ping'>): Route[] {
   return [

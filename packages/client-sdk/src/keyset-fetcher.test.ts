@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { ArtifactError, ManualClock, encodeCanonical, hexEncode } from '@tollgate/core';
+import { LicenseRequestError, createKeysetFetcher, maxAgeSeconds } from '@tollgate/client-sdk';
+import { vectorEpochs, vectorNow, vectorRoots } from '../../core/test/vectors/license-fixtures';
+import { createFakeLicenseServer } from '../test/fake-server';
+
+const pins = [hexEncode(vectorRoots.current.publicKey), hexEncode(vectorRoots.next.publicKey)];
+
+async function setup() {
+  const clock = new ManualClock(vectorNow * 1000);
+  const server = await createFakeLicenseServer({ clock });
+  const fetcher = createKeysetFetcher({ baseUrl: 'https://license.test/', pinnedRoots: pins, fetch: server.fetch, clock });
+  return { clock, server, fetcher };
+}
+
+describe('createKeysetFetcher', () => {
+  it('fetches with X-LS-Proto: 1 and returns a keyset verified against the pins', async () => {
+    const { server, fetcher } = await setup();
+    const keyset = await fetcher.get();
+    expect([...keyset.epochs.keys()]).toEqual([vectorEpochs.global.epochIdHex, vectorEpochs.acme.epochIdHex]);
+    expect(server.seen).toHaveLength(1);
+    expect(server.seen[0]).toMatchObject({ url: 'https://license.test/v1/keys', headers: { 'x-ls-proto': '1' } });
+  });
+
+  it('serves the cached keyset for max-age seconds, then fetches again', async () => {
+    const { server, fetcher, clock } = await setup();
+    await fetcher.get();
+    clock.advance(299_000);
+    await fetcher.get();
+    expect(server.seen).toHaveLength(1);
+    expect(fetcher.freshUntil()).toBe(vectorNow + 300);
+    clock.advance(1_000);
+    await fetcher.get();
+    expect(server.seen).toHaveLength(2);
+  });
+
+  it('shares one request between concurrent callers, and refetches after invalidate()', async () => {
+    const { server, fetcher } = await setup();
+    const [first, second] = await Promise.all([fetcher.get(), fetcher.get()]);
+    expect(first).toBe(second);
+    expect(server.seen).toHaveLength(1);
+    fetcher.invalidate();
+    await fetcher.get();
+    expect(server.seen).toHaveLength(2);
+  });
+
+  it('turns a cold server (503, code 5000) into a LicenseRequestError with its retry delay, caching nothing', async () => {
+    const { server, fetcher } = await setup();
+    server.replaceKeysetResponse(
+      () => new Response(encodeCanonical(new Map<number, number | string>([[0, 5000], [1, 'The keyset is not ready yet.'], [2, 1]])) as BodyInit, { status: 503, headers: { 'retry-after': '1' } }),
+    );
+    const error = await fetcher.get().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(LicenseRequestError);
+    expect(error).toMatchObject({ code: 5000, status: 503, retryAfterSeconds: 1 });
+    expect(fetcher.current()).toBeUndefined();
+  });
+
+  it('refuses a keyset that does not verify against the pins and keeps the previous one', async () => {
+    const clock = new ManualClock(vectorNow * 1000);
+    const server = await createFakeLicenseServer({ clock });
+    const fetcher = createKeysetFetcher({ baseUrl: 'https://license.test', pinnedRoots: [vectorRoots.unpinned.publicKey], fetch: server.fetch, clock });
+    await expect(fetcher.get()).rejects.toMatchObject({ reason: 'unpinned_root' });
+    await expect(fetcher.get()).rejects.toBeInstanceOf(ArtifactError);
+    expect(fetcher.current()).toBeUndefined();
+  });
+
+  it('reports unreachable servers and non-protocol answers', async () => {
+    const clock = new ManualClock(vectorNow * 1000);
+    const offline = createKeysetFetcher({ baseUrl: 'https://license.test', pinnedRoots: pins, clock, fetch: () => Promise.reject(new Error('ECONNREFUSED')) });
+    await expect(offline.get()).rejects.toMatchObject({ code: 'network_error' });
+    const proxy = createKeysetFetcher({ baseUrl: 'https://license.test', pinnedRoots: pins, clock, fetch: async () => new Response('<html>bad gateway</html>', { status: 502 }) });
+    await expect(proxy.get()).rejects.toMatchObject({ code: 'unexpected_response', status: 502 });
+  });
+
+  it('reads max-age, and treats no-store, no-cache or no header as zero', () => {
+    expect(maxAgeSeconds('public, max-age=300')).toBe(300);
+    expect(maxAgeSeconds('max-age=31536000, immutable')).toBe(86_400);
+    expect(maxAgeSeconds('no-store')).toBe(0);
+    expect(maxAgeSeconds('no-cache, max-age=60')).toBe(0);
+    expect(maxAgeSeconds(null)).toBe(0);
+  });
+});

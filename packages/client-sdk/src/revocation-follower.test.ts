@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { ManualClock, hexEncode, type RevocationBatch } from '@tollgate/core';
+import { RevocationFeedError, createRevocationFollower, verifyKeyset } from '@tollgate/client-sdk';
+import { vectorEpochs, vectorNow, vectorPins } from '../../core/test/vectors/license-fixtures';
+import { createFakeLicenseServer } from '../test/fake-server';
+
+async function setup(published: number) {
+  const clock = new ManualClock(vectorNow * 1000);
+  const server = await createFakeLicenseServer({ clock });
+  await server.publish(published);
+  const keyset = verifyKeyset(await (await server.fetch('https://license.test/v1/keys')).arrayBuffer().then((buffer) => new Uint8Array(buffer)), vectorPins, vectorNow);
+  server.seen.length = 0;
+  return { server, clock, keyset };
+}
+
+function codeOf(error: unknown): string | undefined {
+  return error instanceof RevocationFeedError ? error.code : undefined;
+}
+
+describe('createRevocationFollower', () => {
+  it('applies every batch in order across pages, verifying each, and exposes the state to persist', async () => {
+    const { server, clock, keyset } = await setup(70);
+    const seen: number[] = [];
+    const follower = createRevocationFollower({ baseUrl: 'https://license.test', keys: () => keyset, fetch: server.fetch, clock, onBatch: (batch) => void seen.push(batch.seq) });
+    follower.observe(keyset.revocationEpoch);
+    const applied = await follower.sync();
+    expect(applied.map((batch) => batch.seq)).toEqual(Array.from({ length: 70 }, (_, n) => n + 1));
+    expect(seen).toEqual(applied.map((batch) => batch.seq));
+    expect(server.seen.map((request) => new URL(request.url).search)).toEqual(['?since=0', '?since=64', '?since=70']);
+    expect(follower.state()).toEqual({ revocationEpoch: 70, revokedEpochIds: [vectorEpochs.expired.epochIdHex] });
+  });
+
+  it('resumes from a saved state and refuses to go backwards', async () => {
+    const { server, clock, keyset } = await setup(5);
+    const follower = createRevocationFollower({ baseUrl: 'https://license.test', keys: () => keyset, fetch: server.fetch, clock, state: { revocationEpoch: 3, revokedEpochIds: ['00ff00ff00ff00ff'] } });
+    expect((await follower.sync()).map((batch) => batch.seq)).toEqual([4, 5]);
+    expect(follower.state().revokedEpochIds).toEqual(['00ff00ff00ff00ff']);
+    expect(() => follower.observe(4)).toThrow(expect.objectContaining({ code: 'rollback' }));
+    expect(() => follower.observe(4)).toThrow(RevocationFeedError);
+    follower.observe(5);
+  });
+
+  it('refuses a batch that is not exactly the next one, without advancing', async () => {
+    const { server, clock, keyset } = await setup(3);
+    const follower = createRevocationFollower({ baseUrl: 'https://license.test', keys: () => keyset, fetch: server.fetch, clock });
+    expect(codeOf(await follower.apply(server.batch(2), keyset).catch((error: unknown) => error))).toBe('gap');
+    await follower.apply(server.batch(1), keyset);
+    expect(codeOf(await follower.apply(server.batch(1), keyset).catch((error: unknown) => error))).toBe('replayed');
+    expect(follower.state().revocationEpoch).toBe(1);
+  });
+
+  it('refuses a batch that does not verify with the keyset', async () => {
+    const { server, clock } = await setup(1);
+    const onlyAcme = { epochs: new Map([[vectorEpochs.acme.epochIdHex, vectorEpochs.acme]]) };
+    const follower = createRevocationFollower({ baseUrl: 'https://license.test', keys: () => onlyAcme, fetch: server.fetch, clock });
+    await expect(follower.sync()).rejects.toMatchObject({ reason: 'unknown_key' });
+    expect(follower.state().revocationEpoch).toBe(0);
+  });
+
+  it('fails when the feed ends below the revocation epoch the server announced', async () => {
+    const { server, clock, keyset } = await setup(2);
+    const follower = createRevocationFollower({ baseUrl: 'https://license.test', keys: () => keyset, fetch: server.fetch, clock });
+    follower.observe(4);
+    const error = await follower.sync().catch((caught: unknown) => caught);
+    expect(codeOf(error)).toBe('incomplete');
+    expect(follower.state().revocationEpoch).toBe(2);
+  });
+
+  it('lets the app see which licenses each batch revokes', async () => {
+    const { server, clock, keyset } = await setup(2);
+    const revoked: string[] = [];
+    const follower = createRevocationFollower({
+      baseUrl: 'https://license.test',
+      keys: () => keyset,
+      fetch: server.fetch,
+      clock,
+      onBatch: (batch: RevocationBatch) => void revoked.push(...batch.licenseIds.map(hexEncode)),
+    });
+    await follower.sync();
+    expect(revoked).toHaveLength(2);
+    expect(() => createRevocationFollower({ baseUrl: 'x', keys: () => keyset, state: { revocationEpoch: -1, revokedEpochIds: [] } })).toThrow(TypeError);
+  });
+});

@@ -1,0 +1,115 @@
+export {
+  defaultNetworks,
+  createNetworkRegistry,
+  networkDefinitionSchema,
+  networkNamePattern,
+  type GatewayNetwork,
+  type UsdcToken,
+  type NetworkRegistry,
+  type NetworkRegistryOptions,
+} from './networks';
+export { classifyIpAddress, parseIpv4, parseIpv6, type IpAddressClass, type IpAddressKind } from './ip-ranges';
+export { checkPublicHttpsUrl, maxPublicUrlLength, type PublicHttpsUrlCheck, type UnsafeUrlReason } from './url-safety';
+export { evmAddressSchema, networkFieldSchema, utf8TextSchema, publicHttpsUrlSchema } from './schema-fields';
+export { parseGatewaySecret, deriveGatewayKeys, gatewaySecretBytes, gatewayKeyLabels, type GatewayKeys } from './secrets';
+export { createRpcClients, type RpcClients, type ConfiguredRpc, type RpcClientOptions } from './rpc-clients';
+export { createChainHealthProbe, type ChainHealth, type ChainHealthProbe, type ChainHealthProbeOptions } from './chain-health';
+export { resolvePublicUrl, epochSeconds, type GatewayServiceDeps } from './service-deps';
+export {
+  merchantRegisterAction,
+  challengeLifetimeSeconds,
+  challengeTime,
+  webhookUrlSha256,
+  renderSigningMessage,
+  type ChallengeMessage,
+} from './merchants/challenge-message';
+export { apiKeyPrefix, apiKeyPattern, generateApiKey, hashApiKey, newCredentialId, deriveNotifyHmacKey } from './merchants/credentials';
+export {
+  createViemWalletSignatureVerifier,
+  type WalletSignatureVerifier,
+  type WalletSignatureProof,
+  type VerifyWalletMessageParams,
+  type ViemWalletSignatureVerifierOptions,
+} from './merchants/signature-verifier';
+export {
+  challengeRequestSchema,
+  registerRequestSchema,
+  credentialRequestSchema,
+  maxMerchantLabelBytes,
+  maxRegistrationSignatureBytes,
+  type ChallengeRequest,
+  type RegisterRequest,
+  type CredentialRequest,
+} from './merchants/schemas';
+export {
+  createRegistrationService,
+  type RegistrationService,
+  type RegistrationServiceDeps,
+  type IssuedChallenge,
+  type IssuedCredentials,
+  type AttachedPayTo,
+} from './merchants/registration-service';
+export {
+  createMerchantAccountService,
+  type MerchantAccountService,
+  type AuthenticatedMerchant,
+  type MerchantProfile,
+  type ProfileKey,
+  type RotatedCredential,
+  type RevokedCredential,
+  type RetiredPayTo,
+} from './merchants/account-service';
+export { parseAtomicAmount, maxAtomicAmount } from './refs/amount';
+export {
+  createRefRequestSchema,
+  listRefsQuerySchema,
+  maxRefLabelBytes,
+  maxRefDescriptionBytes,
+  defaultRefLifetimeSeconds,
+  maxRefLifetimeSeconds,
+  invoiceIdPattern,
+  refListLimits,
+  type CreateRefRequest,
+  type ListRefsRequest,
+} from './refs/schemas';
+export { encodeRefCursor, decodeRefCursor, type RefCursorScope, type RefCursorPosition } from './refs/cursor';
+export {
+  createRefService,
+  type RefService,
+  type RefSnapshot,
+  type CreatedRef,
+  type PublicRef,
+  type RefListItem,
+  type RefPage,
+  type RevokedRef,
+} from './refs/ref-service';
+export type {
+  GatewayStore,
+  RegistrationRequest,
+  RegistrationOutcome,
+  RotationOutcome,
+  CreateRefOutcome,
+  ApiKeyMatch,
+  ListRefsQuery,
+} from './store/gateway-store';
+export type {
+  ChallengeRecord,
+  CredentialKind,
+  CredentialStatus,
+  CredentialRecord,
+  NewCredential,
+  PayToRecord,
+  PayToStatus,
+  MerchantRecord,
+  RefRecord,
+  RefStatus,
+  NewRefRecord,
+} from './store/records';
+export { createSqlGatewayStore } from './store/sql-gateway-store';
+export { gatewayMigrations } from './store/gateway-migrations';
+export { parseGatewayInput, type InputIssue } from './routes/parse-input';
+export { gatewayRateLimit, defaultGatewayRateLimits, type GatewayRateLimits } from './routes/rate-limit';
+export { createBearerAuth, type BearerAuth } from './routes/bearer-auth';
+export { merchantRoutes, merchantBodyLimits, type MerchantRouteDeps } from './routes/merchant-routes';
+export { refRoutes, refBodyLimit, type RefRouteDeps } from './routes/ref-routes';
+export { createGateway, gatewayRoutes, type Gateway, type GatewayDeps } from './routes/gateway-routes';

@@ -1,0 +1,211 @@
+import { randomBytes, randomId, isHexId } from '../../crypto/random';
+import { GatewayError } from '../../errors/gateway';
+import type { AuthenticatedMerchant } from '../merchants/account-service';
+import { epochSeconds, resolvePublicUrl, type GatewayServiceDeps } from '../service-deps';
+import type { RefRecord, RefStatus } from '../store/records';
+import { decodeRefCursor, encodeRefCursor } from './cursor';
+import { defaultRefLifetimeSeconds, type CreateRefRequest, type ListRefsRequest } from './schemas';
+
+/** The immutable payment snapshot of a ref (spec "Snapshot fields"); `expiresAt` is unix seconds. */
+export interface RefSnapshot {
+  readonly v: 2;
+  readonly scheme: 'exact';
+  /** Network name as the API takes it. */
+  readonly network: string;
+  readonly payTo: string;
+  readonly asset: 'USDC';
+  /** Atomic amount; absent for an open ref. */
+  readonly amount?: string;
+  /** Resource URL: `<publicUrl>/receive/<payTo>?ref=<refId>`. */
+  readonly resource: string;
+  readonly invoiceId?: string;
+  readonly description?: string;
+  readonly mimeType: 'application/json';
+  readonly expiresAt: number;
+}
+
+/** `POST /ref`: the new ref. */
+export interface CreatedRef {
+  readonly refId: string;
+  readonly refUrl: string;
+  readonly snapshot: RefSnapshot;
+}
+
+/** `GET /ref/:refId`: the public view of a ref. */
+export interface PublicRef extends CreatedRef {
+  readonly status: RefStatus;
+}
+
+/** One item of `GET /ref` (spec "Ref list item"); times are unix seconds. */
+export interface RefListItem {
+  readonly refId: string;
+  readonly payTo: string;
+  readonly network: string;
+  readonly asset: string;
+  readonly amount?: string;
+  readonly invoiceId?: string;
+  readonly label?: string;
+  readonly createdAt: number;
+  readonly expiresAt: number;
+  readonly status: RefStatus;
+}
+
+/** `GET /ref`: a page, newest first. */
+export interface RefPage {
+  readonly items: readonly RefListItem[];
+  readonly nextCursor?: string;
+}
+
+/** `POST /ref/:refId/revoke`: the revoked ref. */
+export interface RevokedRef {
+  readonly refId: string;
+  readonly status: 'revoked';
+  readonly revokedAt: number;
+}
+
+/** Creates, reads, lists and revokes refs. Every merchant-scoped call answers `not_found` for another merchant's ref or payTo. */
+export interface RefService {
+  /**
+   * @throws GatewayError `invalid_request` (unknown network, contract-wallet payTo on another chain),
+   *   `not_found` (payTo not the caller's), `payto_revoked`, `conflict` (invoiceId in use; `details.refId`).
+   */
+  createRef(caller: AuthenticatedMerchant, input: CreateRefRequest): Promise<CreatedRef>;
+  /** @throws GatewayError `not_found`. */
+  getRef(refId: string): Promise<PublicRef>;
+  /** @throws GatewayError `not_found` (payTo not the caller's), `invalid_request` (bad cursor). */
+  listRefs(caller: AuthenticatedMerchant, query: ListRefsRequest): Promise<RefPage>;
+  /** Idempotent. @throws GatewayError `not_found`. */
+  revokeRef(caller: AuthenticatedMerchant, refId: string): Promise<RevokedRef>;
+}
+
+function refNotFound(): GatewayError {
+  return new GatewayError('not_found', 'No such ref.');
+}
+
+function payToNotFound(payTo: string): GatewayError {
+  return new GatewayError('not_found', 'No payTo with this address is registered to this merchant.', { details: { field: 'payTo', payTo } });
+}
+
+function listItem(ref: RefRecord): RefListItem {
+  return {
+    refId: ref.id,
+    payTo: ref.payTo,
+    network: ref.network,
+    asset: ref.asset,
+    ...(ref.amount === null ? {} : { amount: ref.amount }),
+    ...(ref.invoiceId === null ? {} : { invoiceId: ref.invoiceId }),
+    ...(ref.label === null ? {} : { label: ref.label }),
+    createdAt: epochSeconds(ref.createdAt),
+    expiresAt: epochSeconds(ref.expiresAt),
+    status: ref.status,
+  };
+}
+
+/**
+ * The ref half of the gateway API. A ref's snapshot is rendered once, stored as that exact JSON text,
+ * and served from it ever after.
+ *
+ * @param deps - Store, keys (cursor MAC), networks, public URL, clock and randomness.
+ * @returns The service.
+ * @example
+ * ```ts
+ * import { createRefService } from '@tollgate/core';
+ * const refs = createRefService({ store, keys, networks, publicUrl, clock });
+ * const { refId, snapshot } = await refs.createRef(caller, { payTo, network: 'base', asset: 'USDC', amount: '10000' });
+ * ```
+ */
+export function createRefService(deps: GatewayServiceDeps): RefService {
+  const random = deps.random ?? randomBytes;
+  const refUrl = (refId: string) => `${resolvePublicUrl(deps)}/ref/${refId}`;
+
+  return {
+    async createRef(caller, input) {
+      const network = deps.networks.require(input.network);
+      const payTo = await deps.store.getPayTo(input.payTo);
+      if (payTo === undefined || payTo.merchantId !== caller.merchantId) throw payToNotFound(input.payTo);
+      if (payTo.status === 'retired') throw new GatewayError('payto_revoked', 'This payTo was retired.', { details: { payTo: payTo.address } });
+      // A contract wallet's owner on one chain says nothing about the same address on another chain.
+      if (payTo.proof === 'erc1271' && payTo.proofNetwork !== network.name) {
+        throw new GatewayError('invalid_request', `This payTo is a contract wallet proven on ${payTo.proofNetwork} only.`, {
+          details: { field: 'network', provenNetwork: payTo.proofNetwork },
+        });
+      }
+      const refId = randomId(random);
+      const now = deps.clock.now();
+      const expiresAt = Math.floor(now / 1000) + (input.expiresInSecs ?? defaultRefLifetimeSeconds);
+      const snapshot: RefSnapshot = {
+        v: 2,
+        scheme: 'exact',
+        network: network.name,
+        payTo: payTo.address,
+        asset: input.asset,
+        ...(input.amount === undefined ? {} : { amount: input.amount }),
+        resource: `${resolvePublicUrl(deps)}/receive/${payTo.address}?ref=${refId}`,
+        ...(input.invoiceId === undefined ? {} : { invoiceId: input.invoiceId }),
+        ...(input.description === undefined ? {} : { description: input.description }),
+        mimeType: 'application/json',
+        expiresAt,
+      };
+      const snapshotJson = JSON.stringify(snapshot);
+      const outcome = await deps.store.createRef({
+        id: refId,
+        merchantId: caller.merchantId,
+        payTo: payTo.address,
+        network: network.name,
+        asset: input.asset,
+        amount: input.amount ?? null,
+        invoiceId: input.invoiceId ?? null,
+        label: input.label ?? null,
+        notifyUrl: input.notifyUrl ?? null,
+        snapshotJson,
+        createdAt: new Date(now),
+        expiresAt: new Date(expiresAt * 1000),
+      });
+      switch (outcome.kind) {
+        case 'created':
+          return { refId, refUrl: refUrl(refId), snapshot: JSON.parse(outcome.ref.snapshotJson) as RefSnapshot };
+        case 'payto_not_found':
+          throw payToNotFound(input.payTo);
+        case 'payto_retired':
+          throw new GatewayError('payto_revoked', 'This payTo was retired.', { details: { payTo: payTo.address } });
+        case 'invoice_taken':
+          throw new GatewayError('conflict', 'An active ref of this merchant already uses this invoiceId.', {
+            details: { field: 'invoiceId', refId: outcome.refId },
+          });
+      }
+    },
+
+    async getRef(refId) {
+      if (!isHexId(refId, 16)) throw refNotFound();
+      const ref = await deps.store.getRef(refId);
+      if (ref === undefined) throw refNotFound();
+      return { refId: ref.id, refUrl: refUrl(ref.id), snapshot: JSON.parse(ref.snapshotJson) as RefSnapshot, status: ref.status };
+    },
+
+    async listRefs(caller, query) {
+      const payTo = await deps.store.getPayTo(query.pay_to);
+      if (payTo === undefined || payTo.merchantId !== caller.merchantId) throw payToNotFound(query.pay_to);
+      const scope = { merchantId: caller.merchantId, payTo: payTo.address };
+      const position = query.cursor === undefined ? undefined : decodeRefCursor(deps.keys.cursor, scope, query.cursor);
+      const rows = await deps.store.listRefs({
+        ...scope,
+        limit: query.limit + 1,
+        ...(position === undefined ? {} : { before: { createdAt: new Date(position.createdAtMs), refId: position.refId } }),
+      });
+      const page = rows.slice(0, query.limit);
+      const last = page[page.length - 1];
+      const nextCursor =
+        rows.length > query.limit && last !== undefined
+          ? encodeRefCursor(deps.keys.cursor, scope, { createdAtMs: last.createdAt.getTime(), refId: last.id })
+          : undefined;
+      return { items: page.map(listItem), ...(nextCursor === undefined ? {} : { nextCursor }) };
+    },
+
+    async revokeRef(caller, refId) {
+      if (!isHexId(refId, 16)) throw refNotFound();
+      const revoked = await deps.store.revokeRef({ merchantId: caller.merchantId, refId, now: new Date(deps.clock.now()) });
+      if (revoked === undefined || revoked.revokedAt === null) throw refNotFound();
+      return { refId: revoked.id, status: 'revoked', revokedAt: epochSeconds(revoked.revokedAt) };
+    },
+  };
+}

@@ -1,0 +1,59 @@
+import { GatewayError } from '../../errors/gateway';
+import type { Middleware } from '../../http/types';
+import type { RateLimiter, RateLimitRule } from '../../storage/rate-limit/rate-limiter';
+
+/** The public routes with their own limits. */
+export interface GatewayRateLimits {
+  /** `POST /merchant/challenge`. */
+  readonly challenge: RateLimitRule;
+  /** `POST /merchant/register`. */
+  readonly register: RateLimitRule;
+  /** `GET /ref/:refId`. */
+  readonly refLookup: RateLimitRule;
+}
+
+/**
+ * Default limits per client address: 10 challenges and 10 registrations a minute, 120 public ref
+ * lookups a minute (bursts up to the limit, then spaced out: see `RateLimiter`).
+ *
+ * @example
+ * ```ts
+ * import { defaultGatewayRateLimits } from '@tollgate/core';
+ * const limits = { ...defaultGatewayRateLimits, refLookup: { limit: 600, windowMs: 60_000 } };
+ * ```
+ */
+export const defaultGatewayRateLimits: GatewayRateLimits = Object.freeze({
+  challenge: { limit: 10, windowMs: 60_000 },
+  register: { limit: 10, windowMs: 60_000 },
+  refLookup: { limit: 120, windowMs: 60_000 },
+});
+
+/**
+ * A route middleware spending one request of the client's budget for `name`, before the body is read.
+ * Over the limit it refuses with `rate_limited` and a `Retry-After` header (whole seconds, rounded
+ * up). The key is `gateway:<name>:<client address>`; configure the adapter's address resolver when
+ * the gateway runs behind a proxy, or every client shares the proxy's budget.
+ *
+ * @param limiter - The shared limiter (`createSqlRateLimiter` for several instances).
+ * @param name - Which route family.
+ * @param rule - Its limit.
+ * @returns The middleware.
+ * @example
+ * ```ts
+ * import { gatewayRateLimit, route } from '@tollgate/core';
+ * const limited = route({ method: 'GET', path: '/ref/:refId', middleware: [gatewayRateLimit(limiter, 'refLookup', rule)], handler });
+ * ```
+ */
+export function gatewayRateLimit(limiter: RateLimiter, name: string, rule: RateLimitRule): Middleware {
+  return async (request, next) => {
+    const decision = await limiter.consume(`gateway:${name}:${request.remoteAddress ?? 'unknown'}`, rule);
+    if (!decision.allowed) {
+      const retryAfterSeconds = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
+      throw new GatewayError('rate_limited', `Too many requests. Retry after ${retryAfterSeconds} s.`, {
+        details: { retryAfterSeconds, limit: rule.limit, windowSeconds: rule.windowMs / 1000 },
+        retryAfterSeconds,
+      });
+    }
+    return next();
+  };
+}

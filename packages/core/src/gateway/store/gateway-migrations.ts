@@ -1,0 +1,19 @@
+import { defineMigrations, type MigrationSet } from '../../storage/migrations/define-migrations';
+import merchantsSql from './migrations/001_merchants.sql';
+import refsSql from './migrations/002_refs.sql';
+
+/**
+ * The gateway's tables (`gateway_challenges`, `gateway_merchants`, `gateway_pay_tos`,
+ * `gateway_credentials`, `gateway_refs`): the `gateway` migration domain. Apply after `coreMigrations`.
+ *
+ * @example
+ * ```ts
+ * import { coreMigrations, gatewayMigrations, runMigrations } from '@tollgate/core';
+ * await runMigrations(sql, coreMigrations);
+ * await runMigrations(sql, gatewayMigrations);
+ * ```
+ */
+export const gatewayMigrations: MigrationSet = defineMigrations('gateway', {
+  '001_merchants.sql': merchantsSql,
+  '002_refs.sql': refsSql,
+});

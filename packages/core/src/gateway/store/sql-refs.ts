@@ -1,0 +1,91 @@
+import type { SqlClient, SqlParam } from '../../storage/sql-client';
+import type { CreateRefOutcome, ListRefsQuery } from './gateway-store';
+import type { NewRefRecord, RefRecord } from './records';
+import { refColumns, toRef, type RefRow } from './sql-rows';
+
+// ON CONFLICT names the partial unique index by its columns and predicate: a second active ref with
+// the same invoice id inserts nothing (after waiting for a concurrent insert to commit or roll back).
+const insertRefSql = `
+  INSERT INTO gateway_refs (id, merchant_id, pay_to, network, asset, amount, invoice_id, label, notify_url, snapshot, status, created_at, expires_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'active', $11, $12)
+  ON CONFLICT (merchant_id, invoice_id) WHERE invoice_id IS NOT NULL AND status = 'active' DO NOTHING
+  RETURNING ${refColumns}`;
+
+/**
+ * `GatewayStore.createRef` in SQL: in one transaction, a `FOR SHARE` lock on the payTo row (so a
+ * concurrent retirement waits or is waited for), the ownership and status check, then the insert.
+ *
+ * @param sql - Database with the gateway migrations.
+ * @param ref - The ref to create.
+ * @returns What happened.
+ */
+export function createRefInSql(sql: SqlClient, ref: NewRefRecord): Promise<CreateRefOutcome> {
+  return sql.transaction(async (tx) => {
+    const payTo = await tx.query<{ merchant_id: string; status: string }>(
+      'SELECT merchant_id, status FROM gateway_pay_tos WHERE address = $1 FOR SHARE',
+      [ref.payTo],
+    );
+    const owner = payTo.rows[0];
+    if (owner === undefined || owner.merchant_id !== ref.merchantId) return { kind: 'payto_not_found' };
+    if (owner.status !== 'active') return { kind: 'payto_retired' };
+    const values = [
+      ref.id,
+      ref.merchantId,
+      ref.payTo,
+      ref.network,
+      ref.asset,
+      ref.amount,
+      ref.invoiceId,
+      ref.label,
+      ref.notifyUrl,
+      ref.snapshotJson,
+      ref.createdAt,
+      ref.expiresAt,
+    ];
+    // The holder of the invoice id can be revoked between the conflict and the read: insert again then.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const inserted = await tx.query<RefRow>(insertRefSql, values);
+      const row = inserted.rows[0];
+      if (row !== undefined) return { kind: 'created', ref: toRef(row) };
+      const holder = await tx.query<{ id: string }>(
+        `SELECT id FROM gateway_refs WHERE merchant_id = $1 AND invoice_id = $2 AND status = 'active'`,
+        [ref.merchantId, ref.invoiceId],
+      );
+      const refId = holder.rows[0]?.id;
+      if (refId !== undefined) return { kind: 'invoice_taken', refId };
+    }
+    throw new Error('The invoice id kept changing hands while creating the ref.');
+  });
+}
+
+/** `GatewayStore.getRef` in SQL. */
+export async function getRefInSql(sql: SqlClient, id: string): Promise<RefRecord | undefined> {
+  const { rows } = await sql.query<RefRow>(`SELECT ${refColumns} FROM gateway_refs WHERE id = $1`, [id]);
+  return rows[0] === undefined ? undefined : toRef(rows[0]);
+}
+
+/** `GatewayStore.listRefs` in SQL: keyset pagination on `(created_at, id)`, newest first. */
+export async function listRefsInSql(sql: SqlClient, query: ListRefsQuery): Promise<RefRecord[]> {
+  const params: SqlParam[] = [query.merchantId, query.payTo, query.limit];
+  let after = '';
+  if (query.before !== undefined) {
+    params.push(query.before.createdAt, query.before.refId);
+    after = 'AND (created_at, id) < ($4::timestamptz, $5::text)';
+  }
+  const { rows } = await sql.query<RefRow>(
+    `SELECT ${refColumns} FROM gateway_refs WHERE merchant_id = $1 AND pay_to = $2 ${after}
+     ORDER BY created_at DESC, id DESC LIMIT $3`,
+    params,
+  );
+  return rows.map(toRef);
+}
+
+/** `GatewayStore.revokeRef` in SQL: idempotent, keeps the first revocation time. */
+export async function revokeRefInSql(sql: SqlClient, params: { merchantId: string; refId: string; now: Date }): Promise<RefRecord | undefined> {
+  const { rows } = await sql.query<RefRow>(
+    `UPDATE gateway_refs SET status = 'revoked', revoked_at = COALESCE(revoked_at, $3)
+     WHERE id = $1 AND merchant_id = $2 RETURNING ${refColumns}`,
+    [params.refId, params.merchantId, params.now],
+  );
+  return rows[0] === undefined ? undefined : toRef(rows[0]);
+}

@@ -1,0 +1,113 @@
+export { ArtifactError, artifactErrorReasons, isArtifactError, type ArtifactErrorReason } from './artifact-error';
+export { TrustChainError, type TrustChainErrorCode } from './trust-chain-error';
+export {
+  licenseProtocolVersion,
+  licenseProtocolHeader,
+  licenseWireLengths,
+  productIdPattern,
+  artifactDecodeLimits,
+  maxRevocationBatchIds,
+  revocationPageSize,
+  maxKeysetCertificates,
+} from './protocol';
+export type { CborRecordSpec } from './cbor-record';
+export {
+  artifactKinds,
+  deviceRequestSpecs,
+  licenseMessageSpecs,
+  licenseContentType,
+  isArtifactKind,
+  type ArtifactKind,
+  type ArtifactPayloads,
+  type ArtifactKindInfo,
+  type ArtifactScope,
+  type ArtifactSigner,
+  type DeviceRequestKind,
+  type DeviceRequests,
+  type LicenseMessageKind,
+  type LicenseMessages,
+} from './kinds';
+export { licenseDomainLabel, licenseExternalAad } from './domain';
+export {
+  encodeProtectedHeader,
+  decodeProtectedHeader,
+  encodeSign1,
+  decodeSign1,
+  sigStructure,
+  coseAlgLabel,
+  coseContentTypeLabel,
+  coseKidLabel,
+  coseProductLabel,
+  coseEdDsa,
+  type ProtectedHeader,
+  type Sign1Parts,
+} from './cose-sign1';
+export { signArtifact, prepareArtifact, type SignArtifactOptions } from './sign-artifact';
+export {
+  verifyArtifact,
+  inspectArtifact,
+  checkEpochWindow,
+  type EpochKey,
+  type EpochKeySource,
+  type SignatureVerifier,
+  type VerifyArtifactOptions,
+  type VerifiedArtifact,
+  type InspectedArtifact,
+} from './verify-artifact';
+export {
+  rootKeyDigest,
+  rootKeyIdHex,
+  createRootSigner,
+  encodeEpochCertificateRequest,
+  decodeEpochCertificateRequest,
+  signEpochCertificate,
+  verifyEpochCertificate,
+  type VerifiedEpoch,
+  type VerifyEpochCertificateOptions,
+} from './epoch-certificate';
+export { encodeKeyset, decodeKeyset, verifyKeyset, assertPinnedRoots, type VerifiedKeyset } from './keyset';
+export { deviceProofMessage, signDeviceRequest, decodeDeviceRequest, verifyDeviceProof, type UnsignedDeviceRequest } from './device-proof';
+export { encodeLicenseMessage, decodeLicenseMessage, encodeArtifactPayload, decodeArtifactPayload } from './messages';
+export { sealEpochPrivateKey, openEpochPrivateKey, epochKeySealLabel, sealedEpochKeyLength } from './epoch-key-seal';
+export {
+  parseRevocationSince,
+  revocationPageRange,
+  encodeCborSequence,
+  splitCborSequence,
+  type RevocationPageRange,
+} from './revocation-feed-format';
+export { pickSigningEpoch, type SigningEpoch } from './signing-epochs';
+export type { EpochCertificate, EpochCertificateRequest } from './payloads/epoch-certificate';
+export type { Entitlements } from './payloads/entitlements';
+export type { MachineCredential, CredentialMode } from './payloads/machine-credential';
+export type { ValidationTicket, ValidationVerdict, ReleaseStatus } from './payloads/validation-ticket';
+export { killReasons, type KillOrder, type KillReason } from './payloads/kill-order';
+export type { RevocationBatch } from './payloads/revocation-batch';
+export type { OfflineResponse } from './payloads/offline-response';
+export { requestProofKey, type ActivationRequest, type OfflineRequest } from './requests/activation-request';
+export type { ValidateRequest, SessionRequest } from './requests/validate-request';
+export type { ClientInfo, ActivationCredential } from './requests/client-info';
+export { maxTelemetryBlockBytes, type TelemetryBlock } from './requests/telemetry';
+export type { HeartbeatResponse, DeactivateResponse, LoginRequest, RefreshTokenRequest, AccountSession } from './messages/session-messages';
+export type { Keyset, ErrorBody } from './messages/keyset-message';
+export { licenseMigrations } from './storage/license-migrations';
+export {
+  createPendingEpoch,
+  activateEpochCertificate,
+  listEpochs,
+  loadEpochSigningKeys,
+  type EpochStatus,
+  type StoredEpoch,
+  type CreatePendingEpochOptions,
+  type ActivateEpochCertificateOptions,
+  type EpochSigningKey,
+} from './storage/epoch-store';
+export {
+  publishRevocationBatch,
+  readRevocationHead,
+  readRevocationPage,
+  type RevocationBatchInput,
+  type PublishedRevocationBatch,
+  type RevocationPage,
+} from './storage/revocation-store';
+export { buildKeyset, type PublishedKeyset } from './storage/keyset-store';

@@ -1,0 +1,125 @@
+import { bulkDecodeLimits } from '../cbor';
+import { ArtifactError } from './artifact-error';
+import { verifyEpochCertificate, type VerifiedEpoch } from './epoch-certificate';
+import { keysetSpec, type Keyset } from './messages/keyset-message';
+import { licenseWireLengths } from './protocol';
+import { decodeRecord, encodeRecord } from './record-codec';
+import type { SignatureVerifier } from './verify-artifact';
+
+/**
+ * A keyset whose every certificate verified against the pinned roots. Use it as `keys` of
+ * `verifyArtifact`.
+ */
+export interface VerifiedKeyset {
+  /** The server's revocation epoch when it built the keyset. */
+  readonly revocationEpoch: number;
+  /** Epochs not yet expired at `verifiedAt` (including not-yet-valid successors), by epoch id hex. */
+  readonly epochs: ReadonlyMap<string, VerifiedEpoch>;
+  /**
+   * Epochs whose certificates verified but had expired at `verifiedAt`: left out of `epochs`, kept only
+   * to verify the revocation batches they signed.
+   */
+  readonly expiredEpochs: ReadonlyMap<string, VerifiedEpoch>;
+  /** The unix time the keyset was verified at. */
+  readonly verifiedAt: number;
+}
+
+/**
+ * Encodes a keyset (`GET /v1/keys` body).
+ *
+ * @param keyset - Certificates and revocation epoch.
+ * @returns Canonical CBOR.
+ * @throws {@link ArtifactError} `invalid_payload`.
+ *
+ * @example
+ * ```ts
+ * import { encodeKeyset } from '@tollgate/core';
+ * const body = encodeKeyset({ protoVersion: 1, certificates, revocationEpoch: 7 });
+ * ```
+ */
+export function encodeKeyset(keyset: Keyset): Uint8Array {
+  return encodeRecord(keysetSpec, keyset);
+}
+
+/**
+ * Decodes a keyset strictly (bulk limits: up to 8 MiB), without verifying its certificates.
+ *
+ * @param bytes - The body of `GET /v1/keys`.
+ * @returns The typed keyset.
+ * @throws {@link ArtifactError} `bad_encoding` or `invalid_payload`.
+ *
+ * @example
+ * ```ts
+ * import { decodeKeyset } from '@tollgate/core';
+ * console.log(decodeKeyset(body).revocationEpoch);
+ * ```
+ */
+export function decodeKeyset(bytes: Uint8Array): Keyset {
+  return decodeRecord(keysetSpec, bytes, bulkDecodeLimits);
+}
+
+/**
+ * Checks the pin list: at least one 32-byte key (clients pin the current and the next root).
+ *
+ * @param pinnedRoots - The pins.
+ * @throws TypeError when empty or malformed.
+ *
+ * @example
+ * ```ts
+ * import { assertPinnedRoots, hexDecode } from '@tollgate/core';
+ * assertPinnedRoots([hexDecode(ROOT_CURRENT_HEX), hexDecode(ROOT_NEXT_HEX)]);
+ * ```
+ */
+export function assertPinnedRoots(pinnedRoots: readonly Uint8Array[]): void {
+  if (!Array.isArray(pinnedRoots) || pinnedRoots.length === 0) throw new TypeError('pin at least one root public key');
+  for (const pin of pinnedRoots) {
+    if (!(pin instanceof Uint8Array) || pin.length !== licenseWireLengths.publicKey) throw new TypeError('a pinned root is a 32-byte Ed25519 public key');
+  }
+}
+
+/**
+ * Verifies a keyset against pinned roots. A keyset is **not** a trust anchor: every certificate must
+ * verify against a pin (one bad, unpinned or duplicated certificate refuses the whole keyset, since it
+ * means tampering or misconfiguration). Certificates that expired at `now` move to `expiredEpochs`
+ * (revocation batches only); successors that are not valid yet stay in `epochs`, so a rotation needs
+ * no new fetch.
+ *
+ * @param bytes - The body of `GET /v1/keys`.
+ * @param pinnedRoots - Pinned root public keys (current and next).
+ * @param now - Unix seconds.
+ * @param options - `verify`: signature check (`verifyEd25519` by default).
+ * @returns The verified keyset.
+ * @throws {@link ArtifactError} (`bad_encoding`, `invalid_payload`, `unpinned_root`, `bad_signature`, …).
+ *
+ * @example
+ * ```ts
+ * import { verifyKeyset, hexDecode } from '@tollgate/core';
+ * const keys = verifyKeyset(body, [hexDecode(ROOT_CURRENT), hexDecode(ROOT_NEXT)], Math.floor(Date.now() / 1000));
+ * ```
+ */
+export function verifyKeyset(bytes: Uint8Array, pinnedRoots: readonly Uint8Array[], now: number, options: { verify?: SignatureVerifier } = {}): VerifiedKeyset {
+  assertPinnedRoots(pinnedRoots);
+  if (!Number.isSafeInteger(now)) throw new TypeError('now must be unix seconds (an integer)');
+  const keyset = decodeKeyset(bytes);
+  const epochs = new Map<string, VerifiedEpoch>();
+  const expiredEpochs = new Map<string, VerifiedEpoch>();
+  const seen = new Set<string>();
+  keyset.certificates.forEach((certificate, index) => {
+    let epoch: VerifiedEpoch;
+    try {
+      epoch = verifyEpochCertificate(certificate, { pinnedRoots, ...(options.verify === undefined ? {} : { verify: options.verify }) });
+    } catch (error) {
+      if (error instanceof ArtifactError) {
+        throw new ArtifactError(error.reason, `Keyset certificate ${index}: ${error.message}`, { details: { ...error.details, certificate: index }, cause: error });
+      }
+      throw error;
+    }
+    if (seen.has(epoch.epochIdHex)) {
+      throw new ArtifactError('invalid_payload', `Keyset lists epoch ${epoch.epochIdHex} twice.`, { details: { epochId: epoch.epochIdHex, certificate: index } });
+    }
+    seen.add(epoch.epochIdHex);
+    if (now >= epoch.notAfter) expiredEpochs.set(epoch.epochIdHex, epoch);
+    else epochs.set(epoch.epochIdHex, epoch);
+  });
+  return Object.freeze({ revocationEpoch: keyset.revocationEpoch, epochs, expiredEpochs, verifiedAt: now });
+}

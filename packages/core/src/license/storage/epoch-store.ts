@@ -1,0 +1,216 @@
+import { constantTimeEqual, generateEd25519KeyPair, hexEncode, randomBytes, type RandomSource } from '../../crypto';
+import type { SqlClient } from '../../storage/sql-client';
+import { systemClock, unixSeconds, type Clock } from '../../time/clock';
+import { encodeEpochCertificateRequest, verifyEpochCertificate, type VerifiedEpoch } from '../epoch-certificate';
+import { openEpochPrivateKey, sealEpochPrivateKey } from '../epoch-key-seal';
+import { licenseWireLengths } from '../protocol';
+import { TrustChainError } from '../trust-chain-error';
+import type { EpochKey, SignatureVerifier } from '../verify-artifact';
+
+/** Life cycle of a stored epoch: waiting for its certificate, published, or withdrawn. */
+export type EpochStatus = 'pending' | 'active' | 'revoked';
+
+/** An epoch as stored (never with its private key). */
+export interface StoredEpoch extends EpochKey {
+  readonly status: EpochStatus;
+  /** The root-signed certificate, once loaded. */
+  readonly certificate: Uint8Array | undefined;
+  readonly createdAt: Date;
+  readonly activatedAt: Date | undefined;
+}
+
+type EpochRow = {
+  epoch_id: Uint8Array;
+  public_key: Uint8Array;
+  product_scope: string | null;
+  not_before: string;
+  not_after: string;
+  status: EpochStatus;
+  certificate: Uint8Array | null;
+  created_at: Date;
+  activated_at: Date | null;
+};
+
+const epochColumns = 'epoch_id, public_key, product_scope, not_before, not_after, status, certificate, created_at, activated_at';
+
+function toStoredEpoch(row: EpochRow): StoredEpoch {
+  return Object.freeze({
+    epochId: row.epoch_id,
+    epochIdHex: hexEncode(row.epoch_id),
+    publicKey: row.public_key,
+    notBefore: Number(row.not_before),
+    notAfter: Number(row.not_after),
+    ...(row.product_scope === null ? {} : { productScope: row.product_scope }),
+    status: row.status,
+    certificate: row.certificate ?? undefined,
+    createdAt: row.created_at,
+    activatedAt: row.activated_at ?? undefined,
+  });
+}
+
+/** Options of {@link createPendingEpoch}. */
+export interface CreatePendingEpochOptions {
+  /** 32-byte master key that seals the private key at rest. */
+  masterKey: Uint8Array;
+  /** First valid second (unix). */
+  notBefore: number;
+  /** First second after validity (exclusive). */
+  notAfter: number;
+  /** Restricts the epoch to one product; absent = every product and the global kinds. */
+  productScope?: string;
+  /** Source of `created_at`. */
+  clock?: Clock;
+  /** Source of the epoch id and key seed (the platform CSPRNG by default). */
+  random?: RandomSource;
+}
+
+/**
+ * Step 2 of the key ceremony (`epoch create`): generates an epoch key pair, stores it sealed under the
+ * master key as `pending`, and returns the certificate request to carry to the offline root.
+ *
+ * @param sql - A database with `licenseMigrations` applied.
+ * @param options - Master key, window, scope.
+ * @returns The stored epoch and the request bytes (`EpochCertificateRequest`).
+ * @throws {@link ArtifactError} `invalid_payload` for a bad window or scope.
+ *
+ * @example
+ * ```ts
+ * import { createPendingEpoch, hexEncode } from '@tollgate/core';
+ * const { request } = await createPendingEpoch(sql, { masterKey, notBefore: now, notAfter: now + 90 * 86_400 });
+ * console.log(hexEncode(request));
+ * ```
+ */
+export async function createPendingEpoch(sql: SqlClient, options: CreatePendingEpochOptions): Promise<{ epoch: StoredEpoch; request: Uint8Array }> {
+  const random = options.random ?? randomBytes;
+  const epochId = random(licenseWireLengths.epochId);
+  const { privateKey, publicKey } = generateEd25519KeyPair(random);
+  const request = encodeEpochCertificateRequest({
+    protoVersion: 1,
+    epochId,
+    publicKey,
+    notBefore: options.notBefore,
+    notAfter: options.notAfter,
+    ...(options.productScope === undefined ? {} : { productScope: options.productScope }),
+  });
+  const sealed = sealEpochPrivateKey(options.masterKey, epochId, privateKey, random);
+  privateKey.fill(0);
+  const { rows } = await sql.query<EpochRow>(
+    `INSERT INTO license_epochs (epoch_id, public_key, sealed_private_key, product_scope, not_before, not_after, status, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7) RETURNING ${epochColumns}`,
+    [epochId, publicKey, sealed, options.productScope ?? null, options.notBefore, options.notAfter, new Date((options.clock ?? systemClock).now())],
+  );
+  return { epoch: toStoredEpoch(rows[0] as EpochRow), request };
+}
+
+/** Options of {@link activateEpochCertificate}. */
+export interface ActivateEpochCertificateOptions {
+  /** The root-signed certificate envelope. */
+  certificate: Uint8Array;
+  /** The configured pinned roots (`LICENSE_ROOT_PUBLIC_KEYS`). */
+  pinnedRoots: readonly Uint8Array[];
+  clock?: Clock;
+  verify?: SignatureVerifier;
+}
+
+/**
+ * Step 4 of the key ceremony (`epoch load`, and the Admin `POST /v1/admin/epochs` route): verifies the
+ * certificate against the pinned roots, checks it certifies exactly the pending epoch the server
+ * generated (same key, window and scope), and activates it. Loading the same certificate again is a
+ * no-op. Refresh the keyset afterwards.
+ *
+ * @param sql - The database.
+ * @param options - Certificate, pins, clock, verifier.
+ * @returns The activated epoch.
+ * @throws `ArtifactError` when the certificate does not verify or has expired;
+ *   {@link TrustChainError} `unknown_epoch`, `certificate_mismatch` or `epoch_revoked`.
+ *
+ * @example
+ * ```ts
+ * import { activateEpochCertificate } from '@tollgate/core';
+ * const epoch = await activateEpochCertificate(sql, { certificate, pinnedRoots });
+ * ```
+ */
+export async function activateEpochCertificate(sql: SqlClient, options: ActivateEpochCertificateOptions): Promise<VerifiedEpoch> {
+  const clock = options.clock ?? systemClock;
+  const epoch = verifyEpochCertificate(options.certificate, {
+    pinnedRoots: options.pinnedRoots,
+    at: unixSeconds(clock),
+    ...(options.verify === undefined ? {} : { verify: options.verify }),
+  });
+  return sql.transaction(async (tx) => {
+    const { rows } = await tx.query<EpochRow>(`SELECT ${epochColumns} FROM license_epochs WHERE epoch_id = $1 FOR UPDATE`, [epoch.epochId]);
+    const row = rows[0];
+    if (row === undefined) throw new TrustChainError('unknown_epoch', `No epoch ${epoch.epochIdHex} was created on this server.`, { details: { epochId: epoch.epochIdHex } });
+    const stored = toStoredEpoch(row);
+    if (stored.status === 'revoked') throw new TrustChainError('epoch_revoked', `Epoch ${epoch.epochIdHex} is revoked.`, { details: { epochId: epoch.epochIdHex } });
+    const matches =
+      constantTimeEqual(stored.publicKey, epoch.publicKey) &&
+      stored.notBefore === epoch.notBefore &&
+      stored.notAfter === epoch.notAfter &&
+      stored.productScope === epoch.productScope;
+    if (!matches) {
+      throw new TrustChainError('certificate_mismatch', `The certificate does not certify the key, window and scope requested for epoch ${epoch.epochIdHex}.`, {
+        details: { epochId: epoch.epochIdHex },
+      });
+    }
+    if (stored.status === 'active') {
+      if (stored.certificate !== undefined && constantTimeEqual(stored.certificate, options.certificate)) return epoch;
+      throw new TrustChainError('certificate_mismatch', `Epoch ${epoch.epochIdHex} is already active with another certificate.`, { details: { epochId: epoch.epochIdHex } });
+    }
+    await tx.query(`UPDATE license_epochs SET status = 'active', certificate = $2, activated_at = $3 WHERE epoch_id = $1`, [
+      epoch.epochId,
+      options.certificate,
+      new Date(clock.now()),
+    ]);
+    return epoch;
+  });
+}
+
+/**
+ * Every stored epoch, oldest first, without private keys.
+ *
+ * @param sql - The database.
+ * @returns The epochs.
+ *
+ * @example
+ * ```ts
+ * import { listEpochs } from '@tollgate/core';
+ * for (const epoch of await listEpochs(sql)) console.log(epoch.epochIdHex, epoch.status);
+ * ```
+ */
+export async function listEpochs(sql: SqlClient): Promise<StoredEpoch[]> {
+  const { rows } = await sql.query<EpochRow>(`SELECT ${epochColumns} FROM license_epochs ORDER BY created_at, epoch_id`);
+  return rows.map(toStoredEpoch);
+}
+
+/** An active epoch with its opened private key: turn it into a `Signer` right away and drop the seed. */
+export interface EpochSigningKey {
+  readonly epoch: StoredEpoch;
+  readonly privateKey: Uint8Array;
+}
+
+/**
+ * Opens the private keys of the active, unexpired epochs (the ones the server may sign with).
+ *
+ * @param sql - The database.
+ * @param options - Master key and time (unix seconds).
+ * @returns Epochs with their seeds, oldest `notBefore` first.
+ * @throws `CryptoError` `invalid_key` when the master key does not open a stored key.
+ *
+ * @example
+ * ```ts
+ * import { loadEpochSigningKeys } from '@tollgate/core';
+ * import { createNodeEd25519Signer } from '@tollgate/core/node';
+ * const signers = (await loadEpochSigningKeys(sql, { masterKey, now })).map(({ epoch, privateKey }) => ({
+ *   epoch, signer: createNodeEd25519Signer({ privateKey, kid: epoch.epochIdHex }),
+ * }));
+ * ```
+ */
+export async function loadEpochSigningKeys(sql: SqlClient, options: { masterKey: Uint8Array; now: number }): Promise<EpochSigningKey[]> {
+  const { rows } = await sql.query<EpochRow & { sealed_private_key: Uint8Array }>(
+    `SELECT ${epochColumns}, sealed_private_key FROM license_epochs WHERE status = 'active' AND not_after > $1 ORDER BY not_before, epoch_id`,
+    [options.now],
+  );
+  return rows.map((row) => ({ epoch: toStoredEpoch(row), privateKey: openEpochPrivateKey(options.masterKey, row.epoch_id, row.sealed_private_key) }));
+}
+

@@ -1,0 +1,9 @@
+export { type Facilitator, type SettlementOutcome, settlementOutcome } from './port';
+export { createHttpFacilitator, type HttpFacilitatorOptions } from './http-facilitator';
+export {
+  FacilitatorUnavailableError,
+  FacilitatorProtocolError,
+  type FacilitatorOperation,
+  type FacilitatorUnavailableReason,
+  type FacilitatorProtocolFailure,
+} from './errors';

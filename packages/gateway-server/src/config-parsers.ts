@@ -1,0 +1,113 @@
+import * as v from 'valibot';
+import { ConfigError, createNetworkRegistry, networkDefinitionSchema, parseGatewaySecret, type GatewayNetwork, type RateLimitRule } from '@tollgate/core';
+
+/** One invalid variable, as `ConfigError` lists it. */
+export type ConfigProblem = ConfigError['problems'][number];
+
+/** A parsed variable, or why it is invalid. */
+export type Parsed<T> = { ok: true; value: T } | { ok: false; problem: ConfigProblem };
+
+// Secrets and URLs that may embed provider keys are never repeated in an error message.
+function redacted(value: string): string {
+  return `<redacted, ${value.length} characters>`;
+}
+
+function problem(variable: string, expected: string, received: string | undefined): Parsed<never> {
+  return { ok: false, problem: { variable, expected, received } };
+}
+
+/**
+ * `GATEWAY_SECRET`: 32 bytes as 64 hex digits or base64. Unset → `undefined` (the server then keeps a
+ * generated one in the data dir, outside production).
+ */
+export function parseSecretVariable(raw: string | undefined): Parsed<Uint8Array | undefined> {
+  if (raw === undefined || raw === '') return { ok: true, value: undefined };
+  try {
+    return { ok: true, value: parseGatewaySecret(raw) };
+  } catch {
+    return problem('GATEWAY_SECRET', '32 random bytes as 64 hex digits or as base64 (e.g. `openssl rand -hex 32`)', redacted(raw));
+  }
+}
+
+/** `GATEWAY_PUBLIC_URL`: an http(s) origin without path, query or fragment; the trailing `/` is dropped. */
+export function parsePublicUrlVariable(raw: string | undefined): Parsed<string | undefined> {
+  if (raw === undefined || raw === '') return { ok: true, value: undefined };
+  const expected = 'an http(s) origin such as https://pay.example.com (no path, query or fragment)';
+  try {
+    const url = new URL(raw);
+    const originOnly = (url.pathname === '/' || url.pathname === '') && url.search === '' && url.hash === '' && url.username === '' && url.password === '';
+    if ((url.protocol === 'https:' || url.protocol === 'http:') && originOnly && !raw.endsWith('//')) return { ok: true, value: url.origin };
+  } catch {
+    // Reported below.
+  }
+  return problem('GATEWAY_PUBLIC_URL', expected, raw);
+}
+
+/** `GATEWAY_RPC_URLS`: `name=url,name=url` (http or https). */
+export function parseRpcUrlsVariable(raw: string | undefined): Parsed<Record<string, string>> {
+  if (raw === undefined || raw === '') return { ok: true, value: {} };
+  const urls: Record<string, string> = {};
+  for (const entry of raw.split(',')) {
+    const separator = entry.indexOf('=');
+    const name = entry.slice(0, separator).trim();
+    const url = entry.slice(separator + 1).trim();
+    let protocol = '';
+    try {
+      protocol = new URL(url).protocol;
+    } catch {
+      // Reported below.
+    }
+    if (separator <= 0 || !/^[a-z][a-z0-9-]{0,31}$/.test(name) || (protocol !== 'http:' && protocol !== 'https:') || Object.hasOwn(urls, name)) {
+      return problem('GATEWAY_RPC_URLS', 'comma-separated network=http(s)://url pairs, each network once (e.g. base=https://mainnet.base.org)', redacted(raw));
+    }
+    urls[name] = url;
+  }
+  return { ok: true, value: urls };
+}
+
+/** `GATEWAY_EXTRA_NETWORKS`: a JSON array of `{ name, chainId, usdc: { address, name, version, decimals? } }`. */
+export function parseExtraNetworksVariable(raw: string | undefined): Parsed<GatewayNetwork[]> {
+  if (raw === undefined || raw === '') return { ok: true, value: [] };
+  const expected = 'a JSON array of { "name", "chainId", "usdc": { "address", "name", "version", "decimals"? } }';
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch {
+    return problem('GATEWAY_EXTRA_NETWORKS', expected, raw);
+  }
+  const result = v.safeParse(v.array(networkDefinitionSchema), json);
+  if (!result.success) {
+    const issue = result.issues[0];
+    const path = issue ? v.getDotPath(issue) : null;
+    return problem('GATEWAY_EXTRA_NETWORKS', `${expected}${path ? ` (at ${path}: ${issue?.message})` : ''}`, raw);
+  }
+  return { ok: true, value: result.output };
+}
+
+/** A rate-limit variable: `<requests>/<window seconds>`, e.g. `10/60`. */
+export function parseRateLimitVariable(variable: string, raw: string | undefined, fallback: RateLimitRule): Parsed<RateLimitRule> {
+  if (raw === undefined || raw === '') return { ok: true, value: fallback };
+  const match = /^(\d{1,7})\/(\d{1,8})$/.exec(raw.trim());
+  const limit = Number(match?.[1]);
+  const windowSeconds = Number(match?.[2]);
+  if (match === null || limit < 1 || limit > 1_000_000 || windowSeconds < 1 || windowSeconds > 86_400) {
+    return problem(variable, '<requests>/<window seconds> with 1-1000000 requests per 1-86400 seconds, e.g. 10/60', raw);
+  }
+  return { ok: true, value: { limit, windowMs: windowSeconds * 1000 } };
+}
+
+/**
+ * Checks the network-dependent variables together: extra networks must not clash with the defaults,
+ * and every RPC URL must name a known network.
+ */
+export function checkNetworkVariables(extra: GatewayNetwork[], localUsdc: string | undefined, rpcUrls: Record<string, string>): ConfigProblem[] {
+  let known: Set<string>;
+  try {
+    known = new Set(createNetworkRegistry({ extra, ...(localUsdc === undefined ? {} : { localUsdc }) }).networks.map((network) => network.name));
+  } catch (error) {
+    return [{ variable: 'GATEWAY_EXTRA_NETWORKS', expected: `networks with new names and chain ids (${(error as Error).message})`, received: JSON.stringify(extra.map((n) => n.name)) }];
+  }
+  const unknown = Object.keys(rpcUrls).filter((name) => !known.has(name));
+  if (unknown.length === 0) return [];
+  return [{ variable: 'GATEWAY_RPC_URLS', expected: `RPC URLs for known networks only (${[...known].join(', ')})`, received: `networks ${unknown.join(', ')}` }];
+}

@@ -1,0 +1,39 @@
+import { LicenseClientError, encodeCborSequence, parseRevocationSince, readRevocationPage, route, type HttpResponse, type Route, type SqlClient } from '@tollgate/core';
+
+/**
+ * `GET /v1/revocations?since=N`: the published revocation batches after `N` as a CBOR sequence
+ * (`application/cbor-seq`, RFC 8742) of signed batch envelopes, at most one aligned page of 64
+ * (`revocationPageRange`). A full page never changes and is sent `public, max-age=31536000, immutable`;
+ * a partial page is `no-store`; nothing newer is 204 `no-store`. A malformed `since` is 400 with code 1000.
+ *
+ * @param sql - The license database.
+ * @returns The route.
+ *
+ * @example
+ * ```ts
+ * import { revocationRoutes } from '@tollgate/license-server';
+ * const routes = revocationRoutes(database.sql);
+ * ```
+ */
+export function revocationRoutes(sql: SqlClient): Route[] {
+  return [
+    route({
+      method: 'GET',
+      path: '/v1/revocations',
+      handler: async (request): Promise<HttpResponse> => {
+        const since = parseRevocationSince(request.query['since']);
+        if (since === undefined) throw new LicenseClientError(1000, 'since must be a decimal u64 without sign or leading zeros.');
+        const page = await readRevocationPage(sql, since);
+        if (page === undefined) return { status: 204, headers: { 'cache-control': 'no-store' } };
+        return {
+          status: 200,
+          headers: {
+            'content-type': 'application/cbor-seq',
+            'cache-control': page.complete ? 'public, max-age=31536000, immutable' : 'no-store',
+          },
+          body: encodeCborSequence(page.envelopes),
+        };
+      },
+    }),
+  ];
+}
