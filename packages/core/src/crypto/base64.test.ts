@@ -1,15 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { base64Decode, base64Encode, base64UrlEncode, CryptoError, randomBytes } from './index';
+import { thrownBy } from '../../test/support/thrown';
 
-function refusal(run: () => unknown): CryptoError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof CryptoError) return error;
-    throw error;
-  }
-  throw new Error('expected a CryptoError');
-}
+const refusal = (run: () => unknown): CryptoError => thrownBy(CryptoError, run);
 
 const reasonOf = (text: string): unknown => refusal(() => base64Decode(text)).details['reason'];
 

@@ -1,15 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { CryptoError, hexDecode, hexEncode } from './index';
+import { thrownBy } from '../../test/support/thrown';
 
-function refusal(run: () => unknown): CryptoError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof CryptoError) return error;
-    throw error;
-  }
-  throw new Error('expected a CryptoError');
-}
+const refusal = (run: () => unknown): CryptoError => thrownBy(CryptoError, run);
 
 describe('hexEncode', () => {
   it('writes two lowercase digits per byte', () => {

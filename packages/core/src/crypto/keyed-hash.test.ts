@@ -1,16 +1,9 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { CryptoError, KEYED_HASH_MIN_KEY_BYTES, keyedHash, keyedHashLabels, randomBytes, utf8Encode } from './index';
+import { thrownBy } from '../../test/support/thrown';
 
-function refusal(run: () => unknown): CryptoError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof CryptoError) return error;
-    throw error;
-  }
-  throw new Error('expected a CryptoError');
-}
+const refusal = (run: () => unknown): CryptoError => thrownBy(CryptoError, run);
 
 /** Key 00 01 02 … 1f: fixed so that the known answers below stay pinned. */
 const fixedKey = Uint8Array.from({ length: 32 }, (_, index) => index);

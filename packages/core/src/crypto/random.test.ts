@@ -1,15 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { CryptoError, isHexId, randomBytes, randomEpochId, randomId, type RandomSource } from './index';
+import { thrownBy } from '../../test/support/thrown';
 
-function refusal(run: () => unknown): CryptoError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof CryptoError) return error;
-    throw error;
-  }
-  throw new Error('expected a CryptoError');
-}
+const refusal = (run: () => unknown): CryptoError => thrownBy(CryptoError, run);
 
 describe('randomBytes', () => {
   it('returns exactly the requested number of bytes', () => {

@@ -1,15 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { CryptoError, utf8Decode, utf8Encode } from './index';
+import { thrownBy } from '../../test/support/thrown';
 
-function refusal(run: () => unknown): CryptoError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof CryptoError) return error;
-    throw error;
-  }
-  throw new Error('expected a CryptoError');
-}
+const refusal = (run: () => unknown): CryptoError => thrownBy(CryptoError, run);
 
 describe('utf8Encode / utf8Decode', () => {
   it('round-trips ASCII, multi-byte characters and astral code points', () => {

@@ -2,18 +2,12 @@ import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { RequestError } from '../errors';
 import { gunzipWithWebStreams, webDecompressors } from './index';
+import { rejectedWith } from '../../test/support/thrown';
 
 const text = 'tollgate '.repeat(1000);
 const gzipped = new Uint8Array(gzipSync(text));
 
-async function refusal(promise: Promise<unknown>): Promise<RequestError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(RequestError);
-  return error as RequestError;
-}
+const refusal = (promise: Promise<unknown>): Promise<RequestError> => rejectedWith(RequestError, promise);
 
 describe('gunzipWithWebStreams', () => {
   it('inflates gzip and is the web default for gzip', async () => {

@@ -2,6 +2,7 @@ import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { RequestError } from '../errors';
 import { nodeBrotliDecompress, nodeDecompressors, nodeGunzip } from './node-decompress';
+import { rejectedWith } from '../../test/support/thrown';
 
 const text = 'tollgate '.repeat(1000);
 const zeros = new Uint8Array(50 * 1024 * 1024);
@@ -10,14 +11,7 @@ const codecs = [
   { name: 'br', decompress: nodeBrotliDecompress, compress: (input: Uint8Array | string) => new Uint8Array(brotliCompressSync(input, { params: { [constants.BROTLI_PARAM_QUALITY]: 1 } })) },
 ];
 
-async function refusal(promise: Promise<unknown>): Promise<RequestError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(RequestError);
-  return error as RequestError;
-}
+const refusal = (promise: Promise<unknown>): Promise<RequestError> => rejectedWith(RequestError, promise);
 
 describe('nodeDecompressors', () => {
   it('maps gzip and br', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { declarePaymentIdentifier, extractPaymentIdentifier, generatePaymentId, isValidPaymentId, PAYMENT_IDENTIFIER, PaymentVerificationError, type PaymentPayload } from './index';
+import { thrownBy } from '../../test/support/thrown';
 
 const bare: PaymentPayload = {
   x402Version: 2,
@@ -8,15 +9,7 @@ const bare: PaymentPayload = {
 };
 const withExtension = (entry: unknown): PaymentPayload => ({ ...bare, extensions: { [PAYMENT_IDENTIFIER]: entry } });
 
-function refusal(run: () => unknown): PaymentVerificationError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof PaymentVerificationError) return error;
-    throw error;
-  }
-  throw new Error('expected a PaymentVerificationError');
-}
+const refusal = (run: () => unknown): PaymentVerificationError => thrownBy(PaymentVerificationError, run);
 
 describe('declarePaymentIdentifier', () => {
   it('declares an optional id by default, a required one on request', () => {

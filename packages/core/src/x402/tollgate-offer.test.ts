@@ -16,6 +16,7 @@ import {
   type SignedTollgateOffer,
   type TollgateOfferPayload,
 } from './index';
+import { thrownBy } from '../../test/support/thrown';
 
 const gatewayKey = freshAccount();
 const accepted = buildPaymentRequirements({ network: base, payTo: merchant, amount: '10000', maxTimeoutSeconds: 300 });
@@ -23,15 +24,7 @@ const common = { gatewayOrigin: 'https://pay.example.com', resourceUrl: `https:/
 const expiry = NOW + 300;
 const offerFor = (overrides: Partial<Parameters<typeof createSignedOffer>[0]> = {}) => createSignedOffer({ ...common, expiry, ...overrides }, gatewayKey);
 
-function refusal(run: () => unknown): PaymentVerificationError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof PaymentVerificationError) return error;
-    throw error;
-  }
-  throw new Error('expected a PaymentVerificationError');
-}
+const refusal = (run: () => unknown): PaymentVerificationError => thrownBy(PaymentVerificationError, run);
 
 describe('createSignedOffer', () => {
   it('binds origin, resource, id, payTo, amount, network, chain id, asset, expiry and nonce', async () => {

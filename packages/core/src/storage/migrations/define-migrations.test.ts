@@ -1,15 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { MigrationError, coreMigrations, defineMigrations, migrationChecksum } from '@tollgate/core';
+import { thrownBy } from '../../../test/support/thrown';
 
-function refusal(build: () => unknown): MigrationError {
-  try {
-    build();
-  } catch (error) {
-    if (error instanceof MigrationError) return error;
-    throw error;
-  }
-  throw new Error('expected a MigrationError');
-}
+const refusal = (run: () => unknown): MigrationError => thrownBy(MigrationError, run);
 
 describe('defineMigrations', () => {
   it('orders migrations by the number in their file name, with or without leading zeros', () => {

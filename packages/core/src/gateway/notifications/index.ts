@@ -1,0 +1,1 @@
+export { notificationQueue, enqueuePaymentNotification, type NotificationJob } from './notification-job';

@@ -1,0 +1,46 @@
+import type { JobQueue } from '../../storage/jobs/job-queue';
+import type { PaymentSettledNotification } from '../../x402/notifications/payload';
+
+/** The job queue merchant notifications travel through. */
+export const notificationQueue = 'gateway.notifications';
+
+/**
+ * What a notification job carries: everything needed to deliver it later, on any instance, even if the
+ * ref or merchant changed meanwhile. The body is fixed when the payment settles (its `id` is the
+ * receiver's deduplication key); the signing keys are resolved at delivery time, so a notify-key rotation
+ * between settlement and delivery signs with the keys that are live then.
+ */
+export interface NotificationJob {
+  merchantId: string;
+  refId: string;
+  /**
+   * The ref's `notifyUrl` when it has one. `null` means the merchant's webhook URL as registered at
+   * delivery time (and no delivery at all when the merchant has none).
+   */
+  url: string | null;
+  notification: PaymentSettledNotification;
+}
+
+/**
+ * Enqueues the notification of a settled payment, at most once per payment (the idempotency key is the
+ * payment id). Call it with a queue bound to the same transaction that records the settlement, so a
+ * settlement is never recorded without its notification, nor the reverse.
+ *
+ * @param jobs - A job queue (`createSqlJobQueue(tx, { clock })` inside the settlement transaction).
+ * @param paymentId - The payment's id (deduplication across retries of the settlement write).
+ * @param job - The notification and where it goes.
+ * @returns Whether a new job was created (`false` when this payment's notification already exists).
+ *
+ * @example
+ * ```ts
+ * import { createSqlJobQueue, enqueuePaymentNotification } from '@tollgate/core';
+ * await sql.transaction(async (tx) => {
+ *   // … record the settlement …
+ *   await enqueuePaymentNotification(createSqlJobQueue(tx, { clock }), paymentId, { merchantId, refId, url, notification });
+ * });
+ * ```
+ */
+export async function enqueuePaymentNotification(jobs: JobQueue, paymentId: string, job: NotificationJob): Promise<boolean> {
+  const { created } = await jobs.enqueue(notificationQueue, job, { idempotencyKey: `payment:${paymentId}`, maxAttempts: 12 });
+  return created;
+}
