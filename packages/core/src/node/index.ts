@@ -12,3 +12,4 @@ export * from './logging';
 export * from './database';
 export * from './logging-options';
 export * from './service';
+export * from './node-notify-transport';
