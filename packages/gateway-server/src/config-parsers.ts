@@ -111,3 +111,58 @@ export function checkNetworkVariables(extra: GatewayNetwork[], localUsdc: string
   if (unknown.length === 0) return [];
   return [{ variable: 'GATEWAY_RPC_URLS', expected: `RPC URLs for known networks only (${[...known].join(', ')})`, received: `networks ${unknown.join(', ')}` }];
 }
+
+/** `GATEWAY_FACILITATOR_URL`: an http(s) URL (it may embed a provider key, so it is never repeated in errors). */
+export function parseFacilitatorUrlVariable(raw: string | undefined): Parsed<string | undefined> {
+  if (raw === undefined || raw === '') return { ok: true, value: undefined };
+  try {
+    const url = new URL(raw);
+    if ((url.protocol === 'http:' || url.protocol === 'https:') && url.hash === '') return { ok: true, value: raw };
+  } catch {
+    // Reported below.
+  }
+  return problem('GATEWAY_FACILITATOR_URL', 'the facilitator base URL, http(s) without a fragment (e.g. https://x402.org/facilitator)', redacted(raw));
+}
+
+const headerName = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/;
+
+/**
+ * `GATEWAY_FACILITATOR_HEADERS`: a JSON object of header names to string values sent with every
+ * facilitator call (API keys, bearer tokens). Values are secrets: never repeated in errors or logs.
+ */
+export function parseFacilitatorHeadersVariable(raw: string | undefined): Parsed<Record<string, string>> {
+  if (raw === undefined || raw === '') return { ok: true, value: {} };
+  const expected = 'a JSON object of header names to string values, e.g. {"x-api-key":"…"}';
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch {
+    return problem('GATEWAY_FACILITATOR_HEADERS', expected, redacted(raw));
+  }
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) return problem('GATEWAY_FACILITATOR_HEADERS', expected, redacted(raw));
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(json)) {
+    if (!headerName.test(name) || typeof value !== 'string' || /[\r\n\0]/.test(value)) {
+      return problem('GATEWAY_FACILITATOR_HEADERS', `${expected} (valid header names, string values without line breaks)`, redacted(raw));
+    }
+    headers[name.toLowerCase()] = value;
+  }
+  return { ok: true, value: headers };
+}
+
+/** `GATEWAY_SIGNING_KEY`: a secp256k1 private key as 0x + 64 hex digits (never repeated in errors). */
+export function parseSigningKeyVariable(raw: string | undefined): Parsed<`0x${string}` | undefined> {
+  if (raw === undefined || raw === '') return { ok: true, value: undefined };
+  const key = raw.trim();
+  if (isSigningKey(key)) return { ok: true, value: key.toLowerCase() as `0x${string}` };
+  return problem('GATEWAY_SIGNING_KEY', 'a secp256k1 private key: 0x followed by 64 hex digits, not zero and below the curve order', redacted(raw));
+}
+
+const curveOrder = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+
+/** True when `key` is 0x + 64 hex digits naming a valid secp256k1 scalar (1 … n − 1). */
+export function isSigningKey(key: string): key is `0x${string}` {
+  if (!/^0x[0-9a-fA-F]{64}$/.test(key)) return false;
+  const scalar = BigInt(key);
+  return scalar > 0n && scalar < curveOrder;
+}

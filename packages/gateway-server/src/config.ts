@@ -14,6 +14,9 @@ import { join } from 'node:path';
 import {
   checkNetworkVariables,
   parseExtraNetworksVariable,
+  parseFacilitatorHeadersVariable,
+  parseFacilitatorUrlVariable,
+  parseSigningKeyVariable,
   parsePublicUrlVariable,
   parseRateLimitVariable,
   parseRpcUrlsVariable,
@@ -49,6 +52,18 @@ export interface GatewayConfig {
   rateLimits: GatewayRateLimits;
   /** Proxy hops whose `X-Forwarded-For` is trusted for the client address (0 = use the socket address). */
   trustProxy: number;
+  /** The gateway's secp256k1 key (signs offers and receipts); unset means a generated one under `dataDir` (refused in production). */
+  signingKey: `0x${string}` | undefined;
+  /** The x402 facilitator's base URL; unset means the gateway negotiates but cannot settle. */
+  facilitatorUrl: string | undefined;
+  /** Headers sent with every facilitator call (credentials: never logged). */
+  facilitatorHeaders: Record<string, string>;
+  /** Deadlines of the facilitator's `/verify` and `/settle`, in milliseconds. */
+  facilitatorTimeoutsMs: { verify: number; settle: number };
+  /** `maxTimeoutSeconds` of the payment requirements: how long a payer's authorization stays valid. */
+  maxTimeoutSeconds: number;
+  /** Most blocks per `eth_getLogs` call when reading settlement evidence. */
+  maxBlockSpan: number;
 }
 
 /**
@@ -73,6 +88,13 @@ export interface GatewayConfig {
  * | `GATEWAY_RATE_LIMIT_REGISTER` | 10/60 | registrations per client per window |
  * | `GATEWAY_RATE_LIMIT_REF_LOOKUP` | 120/60 | public ref lookups per client per window |
  * | `GATEWAY_TRUST_PROXY` | 0 | trusted proxy hops for the client address |
+ * | `GATEWAY_SIGNING_KEY` | generated in `<dataDir>/gateway/signing.key` | secp256k1 key (0x hex) signing offers and receipts; required in production |
+ * | `GATEWAY_FACILITATOR_URL` | – | x402 facilitator base URL; without it settlements answer `facilitator_unavailable` |
+ * | `GATEWAY_FACILITATOR_HEADERS` | – | JSON object of headers for every facilitator call (never logged) |
+ * | `GATEWAY_FACILITATOR_VERIFY_TIMEOUT_MS` | 10000 | deadline of `/verify` |
+ * | `GATEWAY_FACILITATOR_SETTLE_TIMEOUT_MS` | 60000 | deadline of `/settle` (it waits for the receipt) |
+ * | `GATEWAY_MAX_TIMEOUT_SECONDS` | 300 | `maxTimeoutSeconds` of the requirements |
+ * | `GATEWAY_MAX_BLOCK_SPAN` | 2000 | blocks per `eth_getLogs` call of the settlement evidence reader |
  *
  * @example
  * ```ts
@@ -98,6 +120,9 @@ export function loadGatewayConfig(env: EnvRecord): GatewayConfig {
   const secret = take(parseSecretVariable(env['GATEWAY_SECRET']));
   const rpcUrls = take(parseRpcUrlsVariable(env['GATEWAY_RPC_URLS']));
   const extraNetworks = take(parseExtraNetworksVariable(env['GATEWAY_EXTRA_NETWORKS']));
+  const signingKey = take(parseSigningKeyVariable(env['GATEWAY_SIGNING_KEY']));
+  const facilitatorUrl = take(parseFacilitatorUrlVariable(env['GATEWAY_FACILITATOR_URL']));
+  const facilitatorHeaders = take(parseFacilitatorHeadersVariable(env['GATEWAY_FACILITATOR_HEADERS']));
   const rateLimits = {
     challenge: take(parseRateLimitVariable('GATEWAY_RATE_LIMIT_CHALLENGE', env['GATEWAY_RATE_LIMIT_CHALLENGE'], defaultGatewayRateLimits.challenge)),
     register: take(parseRateLimitVariable('GATEWAY_RATE_LIMIT_REGISTER', env['GATEWAY_RATE_LIMIT_REGISTER'], defaultGatewayRateLimits.register)),
@@ -112,7 +137,7 @@ export function loadGatewayConfig(env: EnvRecord): GatewayConfig {
   }
   const { challenge, register, refLookup } = rateLimits;
   // Every undefined value comes with a problem; the other checks only narrow the types.
-  if (problems.length > 0 || !parsed || !rpcUrls || !extraNetworks || !challenge || !register || !refLookup) throw new ConfigError(problems);
+  if (problems.length > 0 || !parsed || !rpcUrls || !extraNetworks || !challenge || !register || !refLookup || !facilitatorHeaders) throw new ConfigError(problems);
   return {
     port: parsed.GATEWAY_PORT,
     host: parsed.GATEWAY_HOST,
@@ -128,6 +153,12 @@ export function loadGatewayConfig(env: EnvRecord): GatewayConfig {
     extraNetworks,
     rateLimits: { challenge, register, refLookup },
     trustProxy: parsed.GATEWAY_TRUST_PROXY,
+    signingKey,
+    facilitatorUrl,
+    facilitatorHeaders,
+    facilitatorTimeoutsMs: { verify: parsed.GATEWAY_FACILITATOR_VERIFY_TIMEOUT_MS, settle: parsed.GATEWAY_FACILITATOR_SETTLE_TIMEOUT_MS },
+    maxTimeoutSeconds: parsed.GATEWAY_MAX_TIMEOUT_SECONDS,
+    maxBlockSpan: parsed.GATEWAY_MAX_BLOCK_SPAN,
   };
 }
 
@@ -142,6 +173,10 @@ function parseSimpleVariables(env: EnvRecord) {
     GATEWAY_RPC_TIMEOUT_MS: envInteger({ min: 100, max: 60_000, default: 5_000 }),
     GATEWAY_LOCAL_USDC: envString({ pattern: /^0x[0-9a-fA-F]{40}$/, expected: 'an EVM address (0x + 40 hex digits)', optional: true }),
     GATEWAY_TRUST_PROXY: envInteger({ min: 0, max: 10, default: 0 }),
+    GATEWAY_FACILITATOR_VERIFY_TIMEOUT_MS: envInteger({ min: 100, max: 120_000, default: 10_000 }),
+    GATEWAY_FACILITATOR_SETTLE_TIMEOUT_MS: envInteger({ min: 100, max: 600_000, default: 60_000 }),
+    GATEWAY_MAX_TIMEOUT_SECONDS: envInteger({ min: 30, max: 86_400, default: 300 }),
+    GATEWAY_MAX_BLOCK_SPAN: envInteger({ min: 1, max: 1_000_000, default: 2_000 }),
   });
 }
 

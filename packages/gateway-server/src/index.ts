@@ -9,3 +9,5 @@ export { startGatewayServer, runGatewayFromEnv, type RunningGateway, type Gatewa
 export { healthRoutes, type HealthDependencies } from './routes/health';
 export { resolveGatewaySecret, gatewaySecretPath, type SecretWarnings } from './secret-file';
 export { startHousekeeping, type HousekeepingOptions, type HousekeepingLogger } from './housekeeping';
+export { resolveGatewaySigningKey, gatewaySigningKeyPath } from './signing-key';
+export { startRecoveryWorker, recoveryBackoff, type RecoveryWorkerOptions, type RecoveryWorkerLogger } from './recovery-worker';

@@ -1,6 +1,7 @@
 import {
   coreMigrations,
   createChainHealthProbe,
+  createHttpFacilitator,
   createGateway,
   createNetworkRegistry,
   createRpcClients,
@@ -12,15 +13,20 @@ import {
   systemClock,
   type Clock,
   type NetworkRegistry,
+  type PaymentEvent,
+  type PaymentOptions,
   type RandomSource,
 } from '@tollgate/core';
 import { closeOnSignal, serverLoggerOptions, startService, type RunningService } from '@tollgate/core/node';
 import pino, { type DestinationStream, type Logger } from 'pino';
+import { privateKeyToAccount } from 'viem/accounts';
 import { createGatewayApp } from './app';
 import { gatewayDatabaseDir, loadGatewayConfig, type GatewayConfig } from './config';
 import { startHousekeeping } from './housekeeping';
+import { startRecoveryWorker } from './recovery-worker';
 import { healthRoutes } from './routes/health';
 import { resolveGatewaySecret } from './secret-file';
+import { resolveGatewaySigningKey } from './signing-key';
 
 /** What a running gateway exposes besides its URL. */
 export interface GatewayContext {
@@ -29,6 +35,8 @@ export interface GatewayContext {
   publicUrl: string;
   /** The networks the API accepts. */
   networks: NetworkRegistry;
+  /** Address of the key that signs offers and receipts (also in `/healthz` as `receiptSigner`). */
+  receiptSigner: `0x${string}`;
 }
 
 /** A running gateway. */
@@ -42,12 +50,24 @@ export interface StartGatewayOptions {
   clock?: Clock;
   /** Randomness for ids and keys (the platform CSPRNG by default). */
   random?: RandomSource;
+  /** Poll interval of the settlement-recovery worker when its queue is empty (default 1 000 ms). */
+  recoveryPollIntervalMs?: number;
+  /** Interval of the sweep for claims whose holder died mid-settle (default 30 000 ms). */
+  recoverySweepIntervalMs?: number;
+}
+
+/** Log line of a payment event: ids, hashes and reasons only (never payloads or signatures). */
+function logPaymentEvent(logger: Logger, event: PaymentEvent): void {
+  const { type, ...fields } = event;
+  if (type === 'failed') logger.warn({ payment: type, ...fields }, 'payment failed');
+  else logger.info({ payment: type, ...fields }, `payment ${type.replace('_', ' ')}`);
 }
 
 /**
  * Opens the database (PGlite under the data dir, or `DATABASE_URL`), applies the core and gateway
  * migrations, and serves the gateway: health, merchant registration and credentials, refs and payTo
- * retirement. `close()` stops it gracefully.
+ * retirement, and x402 payments on `/receive/:payTo` (settling through `GATEWAY_FACILITATOR_URL`), with
+ * the settlement-recovery worker. `close()` stops it gracefully.
  *
  * @example
  * ```ts
@@ -62,6 +82,7 @@ export async function startGatewayServer(config: GatewayConfig, options: StartGa
   const clock = options.clock ?? systemClock;
   // Resolved before the database opens, so a missing production secret fails fast.
   const keys = deriveGatewayKeys(resolveGatewaySecret({ ...config, logger }));
+  const signer = privateKeyToAccount(resolveGatewaySigningKey({ ...config, logger }));
   const networks = createNetworkRegistry({ extra: config.extraNetworks, ...(config.localUsdc === undefined ? {} : { localUsdc: config.localUsdc }) });
   const rpc = createRpcClients(networks, config.rpcUrls, { timeoutMs: config.rpcTimeoutMs });
   // With port 0 the default origin is known only once the server listens.
@@ -89,24 +110,72 @@ export async function startGatewayServer(config: GatewayConfig, options: StartGa
         signatureVerifier: createViemWalletSignatureVerifier({ rpc, timeoutMs: config.rpcTimeoutMs }),
         rateLimiter,
         rateLimits: config.rateLimits,
+        payments: paymentOptions(config, { signer, rpc, networks, logger }),
       });
       const chains = createChainHealthProbe({ rpc, clock, timeoutMs: Math.min(config.rpcTimeoutMs, 2_000) });
       const housekeeping = startHousekeeping({ store, rateLimiter, clock, logger });
+      const payments = gateway.payments;
+      const recovery =
+        payments &&
+        startRecoveryWorker({
+          sql: database.sql,
+          recovery: payments.recovery,
+          clock,
+          logger,
+          pollIntervalMs: options.recoveryPollIntervalMs,
+          sweepIntervalMs: options.recoverySweepIntervalMs,
+        });
       return {
-        listener: createGatewayApp([...healthRoutes({ database, chains }), ...gateway.routes], logger, { trustProxy: config.trustProxy }),
+        listener: createGatewayApp([...healthRoutes({ database, chains, receiptSigner: signer.address }), ...gateway.routes], logger, { trustProxy: config.trustProxy }),
         context: {
           logger,
           networks,
+          receiptSigner: signer.address,
           get publicUrl() {
             return publicUrl();
           },
         },
-        stop: () => housekeeping.stop(),
+        stop: async () => {
+          await recovery?.stop();
+          await housekeeping.stop();
+        },
       };
     },
   });
   listening.port = running.port;
   return running;
+}
+
+/** Payment options from the configuration: the signing key, the facilitator (when configured) and chain reads. */
+function paymentOptions(
+  config: GatewayConfig,
+  deps: { signer: PaymentOptions['signer']; rpc: ReturnType<typeof createRpcClients>; networks: NetworkRegistry; logger: Logger },
+): PaymentOptions {
+  const { verify, settle } = config.facilitatorTimeoutsMs;
+  if (config.facilitatorUrl === undefined) deps.logger.warn({}, 'GATEWAY_FACILITATOR_URL is not set: /receive negotiates payments but answers settlements with facilitator_unavailable.');
+  else {
+    const withRpc = new Set(deps.rpc.configured.map((entry) => entry.network.name));
+    const without = deps.networks.networks.map((network) => network.name).filter((name) => !withRpc.has(name));
+    // Without an RPC a settle that times out cannot be finished from chain evidence: it stays pending.
+    if (without.length > 0) deps.logger.info({ networks: without }, 'no RPC URL for these networks: pending payments on them wait until one is configured');
+  }
+  return {
+    signer: deps.signer,
+    ...(config.facilitatorUrl === undefined
+      ? {}
+      : { facilitator: createHttpFacilitator({ url: config.facilitatorUrl, headers: config.facilitatorHeaders, timeoutMs: { verify, settle } }) }),
+    chain: (network) => deps.rpc.forNetwork(network.name),
+    settings: {
+      maxTimeoutSeconds: config.maxTimeoutSeconds,
+      offerValiditySeconds: config.maxTimeoutSeconds,
+      maxBlockSpan: config.maxBlockSpan,
+      evidenceTimeoutMs: config.rpcTimeoutMs,
+      // The claim outlives the facilitator's deadlines, and a duplicate waits as long as the first may take.
+      leaseMs: verify + settle + 30_000,
+      waitMs: verify + settle + 5_000,
+    },
+    onEvent: (event) => logPaymentEvent(deps.logger, event),
+  };
 }
 
 /** The CLI: starts the gateway from environment variables and stops it gracefully on SIGTERM/SIGINT. */

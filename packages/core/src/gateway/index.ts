@@ -93,6 +93,19 @@ export type {
   ListRefsQuery,
 } from './store/gateway-store';
 export type {
+  PaymentState,
+  StoredSettlementAnswer,
+  PaymentRecord,
+  PaymentTarget,
+  PaymentStatus,
+  NewPaymentClaim,
+  PaymentClaimOutcome,
+  PaymentLookup,
+  PaymentCompletion,
+  PaymentFailure,
+  PaymentTransition,
+} from './store/payment-records';
+export type {
   ChallengeRecord,
   CredentialKind,
   CredentialStatus,
@@ -113,3 +126,6 @@ export { createBearerAuth, type BearerAuth } from './routes/bearer-auth';
 export { merchantRoutes, merchantBodyLimits, type MerchantRouteDeps } from './routes/merchant-routes';
 export { refRoutes, refBodyLimit, type RefRouteDeps } from './routes/ref-routes';
 export { createGateway, gatewayRoutes, type Gateway, type GatewayDeps } from './routes/gateway-routes';
+export { receiveRoutes, receiveCors, type ReceiveRouteDeps } from './routes/receive-routes';
+export * from './payments';
+export * from './notifications';

@@ -2,6 +2,7 @@ import { describeConformance, type ConformanceSuiteOptions } from './conformance
 import { defineCredentialCases } from './gateway-store-credential-cases';
 import type { GatewayStoreConformanceFixture } from './gateway-store-fixture';
 import { defineRegistrationCases } from './gateway-store-merchant-cases';
+import { definePaymentCases } from './gateway-store-payment-cases';
 import { defineRefCases } from './gateway-store-ref-cases';
 
 /**
@@ -10,7 +11,13 @@ import { defineRefCases } from './gateway-store-ref-cases';
  * payTo retirement, refs (ownership, invoice-id uniqueness, immutable snapshot text, keyset order,
  * idempotent revocation), tenant isolation, and races: 20 parallel registrations with one challenge →
  * one, concurrent first registrations of one payTo → one merchant, 20 parallel rotations → one,
- * 10 parallel creations with one invoice id → one.
+ * 10 parallel creations with one invoice id → one; payments (claims by id and by authorization, lease
+ * fencing, release, takeover, the one-way transitions with their recovery and notification jobs enqueued
+ * atomically) with races: 20 parallel claims of one payment id → one, 20 parallel claims of one
+ * authorization → one, 10 parallel completions → one stored answer and one notification.
+ *
+ * The payment cases read the jobs the store enqueues through the fixture's `jobs` (or, for SQL stores,
+ * a `createSqlJobQueue` over the fixture's `sql`; spreading `openTestDatabase(...)` provides it).
  *
  * @param options - `name` and `open()` returning `{ store, reset, close }` over an empty database.
  * @example
@@ -33,5 +40,6 @@ export function describeGatewayStoreConformance(options: ConformanceSuiteOptions
     defineRegistrationCases(fixture);
     defineCredentialCases(fixture);
     defineRefCases(fixture);
+    definePaymentCases(fixture);
   });
 }

@@ -1,11 +1,20 @@
 import { hexEncode } from '../crypto/hex';
 import type { GatewayStore, RegistrationOutcome, RegistrationRequest } from '../gateway/store/gateway-store';
 import type { ChallengeRecord, NewRefRecord } from '../gateway/store/records';
+import type { JobQueue } from '../storage/jobs/job-queue';
+import type { SqlClient } from '../storage/sql-client';
 import type { ConformanceFixture } from './conformance';
 
 /** What the GatewayStore suite opens: the store under test, over an empty database. */
 export interface GatewayStoreConformanceFixture extends ConformanceFixture {
   readonly store: GatewayStore;
+  /**
+   * The job queue the store enqueues payment jobs into (recovery, notifications), read by the payment
+   * cases. For SQL stores it may be left out when `sql` is given: `createSqlJobQueue(sql)` is used.
+   */
+  readonly jobs?: JobQueue;
+  /** The store's database, when it has one (`openTestDatabase(...)` spread into the fixture provides it). */
+  readonly sql?: SqlClient;
 }
 
 /** The suite's fixed "now": 2026-03-01T12:00:00Z. */

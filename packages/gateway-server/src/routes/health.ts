@@ -7,6 +7,8 @@ export interface HealthDependencies {
   database: Pick<OpenDatabase, 'ping' | 'engine'>;
   /** Reachability of the configured chain RPCs; absent when none is configured. */
   chains?: ChainHealthProbe;
+  /** Address of the key that signs offers and receipts, published so merchants can pin it. */
+  receiptSigner?: string;
 }
 
 /**
@@ -14,7 +16,8 @@ export interface HealthDependencies {
  * (`eth_chainId`, expected chain id, cached a few seconds). The status is 503 only when the database
  * does not answer: an RPC outage hits every instance alike, so taking instances out of a load balancer
  * would not help, and refs and registrations of EOA wallets keep working. It is reported instead:
- * `status: 'degraded'` and the failing network under `chains`. RPC URLs are never shown.
+ * `status: 'degraded'` and the failing network under `chains`. RPC URLs are never shown. `receiptSigner`
+ * is the address whose signatures receipts and offers carry.
  *
  * @param deps - The database and, optionally, the chain probe.
  * @returns The route.
@@ -42,6 +45,7 @@ export function healthRoutes(deps: HealthDependencies): Route[] {
             version,
             database: { ok: databaseOk, engine: deps.database.engine },
             chains,
+            ...(deps.receiptSigner === undefined ? {} : { receiptSigner: deps.receiptSigner }),
           },
         };
       },

@@ -3,6 +3,7 @@
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { DestinationStream } from 'pino';
 import { ManualClock, hexEncode } from '@tollgate/core';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { expect } from 'vitest';
@@ -33,11 +34,23 @@ export const relaxedRateLimits = {
   GATEWAY_RATE_LIMIT_REF_LOOKUP: '100000/60',
 };
 
+/** Options of {@link startTestGateway}. */
+export interface TestGatewayOptions {
+  /** Reuse this data dir (restart tests); a fresh one from the PGlite template by default. */
+  dataDir?: string;
+  clock?: ManualClock;
+  secret?: Uint8Array;
+  /** Capture the server's log lines (the level is then `LOG_LEVEL` from `env`, default `silent`). */
+  logDestination?: DestinationStream;
+  /** Poll interval of the settlement-recovery worker, and of its sweep for abandoned claims. */
+  recoveryPollIntervalMs?: number;
+}
+
 /**
  * Starts a gateway on port 0 with a manual clock (2026-03-01T12:00:00Z), a known secret and relaxed
  * rate limits; `env` overrides any variable. `dataDir` reuses an existing data dir (restart tests).
  */
-export async function startTestGateway(env: Record<string, string> = {}, options: { dataDir?: string; clock?: ManualClock; secret?: Uint8Array } = {}): Promise<TestGateway> {
+export async function startTestGateway(env: Record<string, string> = {}, options: TestGatewayOptions = {}): Promise<TestGateway> {
   const dataDir = options.dataDir ?? dataDirFromTemplate();
   const clock = options.clock ?? new ManualClock(Date.UTC(2026, 2, 1, 12, 0, 0));
   const secret = options.secret ?? crypto.getRandomValues(new Uint8Array(32));
@@ -49,7 +62,11 @@ export async function startTestGateway(env: Record<string, string> = {}, options
     ...relaxedRateLimits,
     ...env,
   });
-  const server = await startGatewayServer(config, { clock });
+  const server = await startGatewayServer(config, {
+    clock,
+    ...(options.logDestination === undefined ? {} : { logDestination: options.logDestination }),
+    ...(options.recoveryPollIntervalMs === undefined ? {} : { recoveryPollIntervalMs: options.recoveryPollIntervalMs, recoverySweepIntervalMs: options.recoveryPollIntervalMs }),
+  });
   return {
     url: server.url,
     clock,

@@ -3,11 +3,14 @@ import type { RateLimiter } from '../../storage/rate-limit/rate-limiter';
 import { createMerchantAccountService, type MerchantAccountService } from '../merchants/account-service';
 import { createRegistrationService, type RegistrationService } from '../merchants/registration-service';
 import type { WalletSignatureVerifier } from '../merchants/signature-verifier';
+import type { PaymentOptions } from '../payments/payment-deps';
+import { createPayments, type Payments } from '../payments/payments';
 import { createRefService, type RefService } from '../refs/ref-service';
 import type { GatewayServiceDeps } from '../service-deps';
 import { createBearerAuth, type BearerAuth } from './bearer-auth';
 import { merchantRoutes } from './merchant-routes';
 import { defaultGatewayRateLimits, type GatewayRateLimits } from './rate-limit';
+import { receiveRoutes } from './receive-routes';
 import { refRoutes } from './ref-routes';
 
 /** Everything {@link createGateway} wires together. */
@@ -17,6 +20,8 @@ export interface GatewayDeps extends GatewayServiceDeps {
   readonly rateLimiter: RateLimiter;
   /** Per-route limits; {@link defaultGatewayRateLimits} by default. */
   readonly rateLimits?: GatewayRateLimits;
+  /** x402 payments (signing key, facilitator, chain clients); without them `/receive` is not served. */
+  readonly payments?: PaymentOptions;
 }
 
 /** The gateway's services, its bearer authentication and its route table entries. */
@@ -25,15 +30,18 @@ export interface Gateway {
   readonly accounts: MerchantAccountService;
   readonly refs: RefService;
   readonly auth: BearerAuth;
-  /** Every merchant and ref route; serve them with `defineRoutes({ routes, renderError: renderGatewayError })`. */
+  /** Negotiation, settlement, receipts and recovery, when `deps.payments` was given. */
+  readonly payments: Payments | undefined;
+  /** Every merchant, ref and receive route; serve them with `defineRoutes({ routes, renderError: renderGatewayError })`. */
   readonly routes: Route[];
 }
 
 /**
- * Wires the gateway's merchant and ref features: services over one store, bearer auth, rate limits
- * and routes. Mount the routes in a table whose `renderError` is `renderGatewayError`.
+ * Wires the gateway's merchant, ref and payment features: services over one store, bearer auth, rate
+ * limits and routes. Mount the routes in a table whose `renderError` is `renderGatewayError`; with
+ * `payments`, also run `payments.recovery.runJob` on the `gateway.settlement-recovery` queue.
  *
- * @param deps - Store, keys, networks, public URL, clock, signature verifier and rate limiter.
+ * @param deps - Store, keys, networks, public URL, clock, signature verifier, rate limiter and payments.
  * @returns Services, auth and routes.
  * @example
  * ```ts
@@ -53,15 +61,17 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const refs = createRefService(deps);
   const auth = createBearerAuth(accounts);
   const rateLimits = deps.rateLimits ?? defaultGatewayRateLimits;
+  const payments = deps.payments === undefined ? undefined : createPayments({ ...deps, ...deps.payments });
   const routes = [
     ...merchantRoutes({ registration, accounts, auth, rateLimiter: deps.rateLimiter, rateLimits }),
     ...refRoutes({ refs, auth, rateLimiter: deps.rateLimiter, rateLimits }),
+    ...(payments === undefined ? [] : receiveRoutes({ payments })),
   ];
-  return { registration, accounts, refs, auth, routes };
+  return { registration, accounts, refs, auth, payments, routes };
 }
 
 /**
- * The gateway's merchant and ref routes, when the services are not needed directly
+ * The gateway's routes, when the services are not needed directly
  * (`createGateway(deps).routes`).
  *
  * @param deps - As for {@link createGateway}.

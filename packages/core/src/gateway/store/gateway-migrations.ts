@@ -1,10 +1,12 @@
 import { defineMigrations, type MigrationSet } from '../../storage/migrations/define-migrations';
 import merchantsSql from './migrations/001_merchants.sql';
 import refsSql from './migrations/002_refs.sql';
+import paymentsSql from './migrations/003_payments.sql';
 
 /**
  * The gateway's tables (`gateway_challenges`, `gateway_merchants`, `gateway_pay_tos`,
- * `gateway_credentials`, `gateway_refs`): the `gateway` migration domain. Apply after `coreMigrations`.
+ * `gateway_credentials`, `gateway_refs`, `gateway_payments`): the `gateway` migration domain. Apply
+ * after `coreMigrations` (payments enqueue jobs on `tollgate_jobs`).
  *
  * @example
  * ```ts
@@ -16,4 +18,5 @@ import refsSql from './migrations/002_refs.sql';
 export const gatewayMigrations: MigrationSet = defineMigrations('gateway', {
   '001_merchants.sql': merchantsSql,
   '002_refs.sql': refsSql,
+  '003_payments.sql': paymentsSql,
 });

@@ -1,4 +1,15 @@
 import type {
+  NewPaymentClaim,
+  PaymentClaimOutcome,
+  PaymentCompletion,
+  PaymentFailure,
+  PaymentLookup,
+  PaymentRecord,
+  PaymentStatus,
+  PaymentTarget,
+  PaymentTransition,
+} from './payment-records';
+import type {
   ChallengeRecord,
   CredentialKind,
   MerchantRecord,
@@ -99,6 +110,19 @@ export interface ListRefsQuery {
  *   ref or payTo exactly like a missing one.
  * - **Idempotency.** `revokeRef` and `retirePayTo` may be repeated: they keep the first revocation time.
  * - **Ordering.** `listRefs` returns newest first by `(createdAt, id)`, descending.
+ * - **Payments are claimed once.** `claimPayment` inserts only when neither the payment id nor the
+ *   authorization `(chainId, payer, nonce)` is held by another payment; of any number of concurrent
+ *   claims (on any instance), exactly one gets `claimed`, the others the existing payment (the one
+ *   holding the id when there is one, else the one holding the authorization).
+ * - **Leases fence the claim holder.** While `processing`, only the holder of a live lease may
+ *   `startSettle` or `releasePayment`; `takeOverPayment` hands an expired lease to a new holder.
+ *   `releasePayment` deletes the claim only while settle has not started (nothing can be on chain).
+ * - **Transitions are one-way and atomic.** `processing → pending` (`markPaymentPending`, which enqueues
+ *   the payment's settlement-recovery job in the same transaction), `processing | pending → settled`
+ *   (`completePayment`, which stores the receipt and answer and enqueues the merchant notification in the
+ *   same transaction) and `processing | pending → failed` (`failPayment`). A transition from any other
+ *   state changes nothing and returns the payment as it stands, so the first final outcome wins and its
+ *   answer is the one every replay gets. Settled and failed payments never change again.
  */
 export interface GatewayStore {
   /** Stores a new challenge (its id is unique). */
@@ -129,4 +153,28 @@ export interface GatewayStore {
   listRefs(query: ListRefsQuery): Promise<RefRecord[]>;
   /** Revokes the merchant's ref; `undefined` when the merchant does not own it. */
   revokeRef(params: { merchantId: string; refId: string; now: Date }): Promise<RefRecord | undefined>;
+  /** The ref with the status of its payTo, in one read. */
+  getPaymentTarget(refId: string): Promise<PaymentTarget | undefined>;
+  /** Only the mutable facts of a ref: its status and its payTo's status (every receive request reads them). */
+  getPaymentStatus(refId: string): Promise<PaymentStatus | undefined>;
+  /** Claims a payment (see the contract). */
+  claimPayment(claim: NewPaymentClaim): Promise<PaymentClaimOutcome>;
+  /** The payment holding `paymentId`, else the one holding the authorization. */
+  findPayment(lookup: PaymentLookup): Promise<PaymentRecord | undefined>;
+  /** The payment with `paymentId`. */
+  getPayment(paymentId: string): Promise<PaymentRecord | undefined>;
+  /** Records that settle is being called; `false` when the caller no longer holds a live lease. */
+  startSettle(params: { paymentId: string; leaseToken: string; now: Date }): Promise<boolean>;
+  /** Deletes a claim whose settle never started; `false` when the caller does not hold it. */
+  releasePayment(params: { paymentId: string; leaseToken: string }): Promise<boolean>;
+  /** Up to `limit` `processing` payments whose lease ended before `now`, oldest lease first (their holder died). */
+  listAbandonedPayments(params: { now: Date; limit: number }): Promise<PaymentRecord[]>;
+  /** Gives a `processing` payment whose lease expired at `now` to a new holder; `undefined` otherwise. */
+  takeOverPayment(params: { paymentId: string; leaseToken: string; leaseUntil: Date; now: Date }): Promise<PaymentRecord | undefined>;
+  /** `processing → pending` with the recovery job; a known transaction hash is kept (also on a pending payment without one). */
+  markPaymentPending(params: { paymentId: string; txHash: string | null; now: Date }): Promise<PaymentTransition | undefined>;
+  /** `processing | pending → settled` with the notification job. */
+  completePayment(completion: PaymentCompletion): Promise<PaymentTransition | undefined>;
+  /** `processing | pending → failed`. */
+  failPayment(failure: PaymentFailure): Promise<PaymentTransition | undefined>;
 }

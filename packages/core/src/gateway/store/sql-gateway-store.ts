@@ -2,6 +2,20 @@ import type { SqlClient } from '../../storage/sql-client';
 import type { GatewayStore } from './gateway-store';
 import type { MerchantRecord } from './records';
 import { registerInSql } from './sql-registration';
+import {
+  claimPaymentInSql,
+  completePaymentInSql,
+  failPaymentInSql,
+  findPaymentInSql,
+  getPaymentInSql,
+  getPaymentStatusInSql,
+  getPaymentTargetInSql,
+  listAbandonedPaymentsInSql,
+  markPaymentPendingInSql,
+  releasePaymentInSql,
+  startSettleInSql,
+  takeOverPaymentInSql,
+} from './sql-payments';
 import { createRefInSql, getRefInSql, listRefsInSql, revokeRefInSql } from './sql-refs';
 import {
   challengeColumns,
@@ -18,6 +32,9 @@ import {
  * The {@link GatewayStore} on PostgreSQL (PGlite or a server) through the `SqlClient` port. Every
  * atomic step is one statement or one transaction in SQL (see the port's contract), so any number of
  * gateway instances can share the database.
+ *
+ * Payment transitions that enqueue jobs (the settlement-recovery job, the merchant notification) write
+ * them to `tollgate_jobs` in the same transaction, stamped with the transition's `now`.
  *
  * @param sql - Database with `coreMigrations` and `gatewayMigrations` applied.
  * @returns The store.
@@ -150,5 +167,17 @@ export function createSqlGatewayStore(sql: SqlClient): GatewayStore {
     getRef: (id) => getRefInSql(sql, id),
     listRefs: (query) => listRefsInSql(sql, query),
     revokeRef: (params) => revokeRefInSql(sql, params),
+    getPaymentTarget: (refId) => getPaymentTargetInSql(sql, refId),
+    getPaymentStatus: (refId) => getPaymentStatusInSql(sql, refId),
+    listAbandonedPayments: (params) => listAbandonedPaymentsInSql(sql, params),
+    claimPayment: (claim) => claimPaymentInSql(sql, claim),
+    findPayment: (lookup) => findPaymentInSql(sql, lookup),
+    getPayment: (paymentId) => getPaymentInSql(sql, paymentId),
+    startSettle: (params) => startSettleInSql(sql, params),
+    releasePayment: (params) => releasePaymentInSql(sql, params),
+    takeOverPayment: (params) => takeOverPaymentInSql(sql, params),
+    markPaymentPending: (params) => markPaymentPendingInSql(sql, params),
+    completePayment: (completion) => completePaymentInSql(sql, completion),
+    failPayment: (failure) => failPaymentInSql(sql, failure),
   };
 }

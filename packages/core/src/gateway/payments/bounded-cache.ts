@@ -1,0 +1,51 @@
+/**
+ * A map that keeps at most `capacity` entries, evicting the least recently used one: negotiation caches
+ * per ref and amount, and open refs accept any amount, so the key space is unbounded.
+ */
+export interface BoundedCache<Value> {
+  get(key: string): Value | undefined;
+  set(key: string, value: Value): void;
+  delete(key: string): void;
+  readonly size: number;
+}
+
+/**
+ * Creates a {@link BoundedCache} (a `Map` in recency order: reads move the key to the end).
+ *
+ * @param capacity - Most entries kept (≥ 1).
+ * @returns The cache.
+ * @throws RangeError when `capacity` is not a positive integer.
+ *
+ * @example
+ * ```ts
+ * import { createBoundedCache } from '@tollgate/core';
+ * const cache = createBoundedCache<string>(2);
+ * cache.set('a', '1'); cache.set('b', '2'); cache.get('a'); cache.set('c', '3');
+ * cache.get('b'); // undefined: the least recently used entry was evicted
+ * ```
+ */
+export function createBoundedCache<Value>(capacity: number): BoundedCache<Value> {
+  if (!Number.isSafeInteger(capacity) || capacity < 1) throw new RangeError('capacity must be a positive integer.');
+  const entries = new Map<string, Value>();
+  return {
+    get(key) {
+      const value = entries.get(key);
+      if (value !== undefined) {
+        entries.delete(key);
+        entries.set(key, value);
+      }
+      return value;
+    },
+    set(key, value) {
+      entries.delete(key);
+      entries.set(key, value);
+      if (entries.size > capacity) entries.delete(entries.keys().next().value as string);
+    },
+    delete(key) {
+      entries.delete(key);
+    },
+    get size() {
+      return entries.size;
+    },
+  };
+}

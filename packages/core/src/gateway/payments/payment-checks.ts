@@ -1,0 +1,82 @@
+import canonicalize from 'canonicalize';
+import { PaymentVerificationError } from '../../x402/errors';
+import { verifyExactPayment } from '../../x402/exact-payment';
+import { verifySignedOffer } from '../../x402/tollgate-offer';
+import { extractEchoedOffer } from '../../x402/tollgate-offer-extension';
+import type { PaymentPayload } from '../../x402/wire';
+import { resolvePublicUrl } from '../service-deps';
+import { createBoundedCache } from './bounded-cache';
+import type { PaymentContext, PaymentContexts } from './payment-context';
+import type { PaymentDeps, PaymentSettings } from './payment-deps';
+
+/** The offline checks of a new payment, run before any claim or facilitator call. */
+export interface PaymentChecks {
+  /**
+   * Refuses a payment that cannot be paid or does not verify, in this order: the ref is payable
+   * (`ref_expired`, `ref_revoked`, `payto_revoked`); `verifyExactPayment` against the regenerated
+   * requirement (scheme, network, `accepted`, `authorization.*`, signature); the echoed Tollgate offer,
+   * when there is one (signed by this gateway, unexpired, bound to this origin, resource, payTo, amount,
+   * network, chain and asset).
+   *
+   * @throws GatewayError or PaymentVerificationError (`payment_verification_failed`, naming the field).
+   */
+  verify(payload: PaymentPayload, context: PaymentContext, nowSeconds: number): void;
+}
+
+/**
+ * Creates the offline checks. Every payer of an offer granule echoes the same offer, so an offer that
+ * verified for a (ref, amount) is remembered by its canonical JSON with its expiry: its signature is
+ * recovered once, and later echoes only have their expiry checked.
+ *
+ * @param deps - Signer, public URL and the context resolver.
+ * @param settings - Clock skew, minimum validity and cache size.
+ * @returns The checks.
+ *
+ * @example
+ * ```ts
+ * import { createPaymentChecks } from '@tollgate/core';
+ * createPaymentChecks({ ...deps, contexts }, settings).verify(payload, context, Math.floor(Date.now() / 1000));
+ * ```
+ */
+export function createPaymentChecks(deps: Pick<PaymentDeps, 'signer' | 'publicUrl'> & { readonly contexts: PaymentContexts }, settings: PaymentSettings): PaymentChecks {
+  const verifiedOffers = createBoundedCache<number>(settings.cacheSize);
+
+  function verifyOffer(echoed: unknown, context: PaymentContext, now: number): void {
+    const key = `${context.key}|${canonicalize(echoed) ?? ''}`;
+    const expiry = verifiedOffers.get(key);
+    if (expiry !== undefined) {
+      if (now > expiry) throw new PaymentVerificationError('offer.expiry', 'expired', 'The signed offer has expired.', { details: { expiry } });
+      return;
+    }
+    const verified = verifySignedOffer(echoed, {
+      expectedSigner: deps.signer.address,
+      now,
+      expected: {
+        gatewayOrigin: resolvePublicUrl(deps),
+        resourceUrl: context.resource.url,
+        payTo: context.requirements.payTo as `0x${string}`,
+        amount: context.amount,
+        network: context.x402.caip2,
+        chainId: context.x402.chainId,
+        asset: context.x402.asset,
+      },
+    });
+    verifiedOffers.set(key, verified.expiry);
+  }
+
+  return {
+    verify(payload, context, now) {
+      deps.contexts.assertPayable(context, now);
+      verifyExactPayment({
+        payload,
+        expected: context.requirements,
+        network: context.x402,
+        now,
+        clockSkewSeconds: settings.clockSkewSeconds,
+        minValiditySeconds: settings.minValiditySeconds,
+      });
+      const echoed = extractEchoedOffer(payload);
+      if (echoed !== undefined) verifyOffer(echoed, context, now);
+    },
+  };
+}

@@ -1,0 +1,169 @@
+import { isHexId } from '../../crypto/random';
+import { GatewayError } from '../../errors/gateway';
+import type { X402Network } from '../../x402/network';
+import { buildPaymentRequirements } from '../../x402/requirements';
+import type { PaymentRequirements, ResourceInfo } from '../../x402/wire';
+import type { GatewayNetwork } from '../networks';
+import { parseAtomicAmount } from '../refs/amount';
+import type { RefSnapshot } from '../refs/ref-service';
+import { epochSeconds } from '../service-deps';
+import type { PayToStatus, RefRecord, RefStatus } from '../store/records';
+import { createBoundedCache } from './bounded-cache';
+import type { PaymentDeps, PaymentSettings } from './payment-deps';
+import { toX402Network } from './x402-network';
+
+/** A receive request as the payment services see it: the path's payTo and the query. */
+export interface ReceiveRequest {
+  readonly payTo: string;
+  readonly query: Readonly<Record<string, string>>;
+}
+
+/** The immutable facts of one (ref, amount): derived once and cached. */
+export interface PaymentTerms {
+  readonly network: GatewayNetwork;
+  readonly x402: X402Network;
+  readonly amount: string;
+  /** The one `accepts[]` entry, frozen: every request regenerates exactly this value. */
+  readonly requirements: Readonly<PaymentRequirements>;
+  readonly resource: ResourceInfo;
+  readonly snapshot: RefSnapshot;
+  /** `<refId>:<amount>`, the key of every per-terms cache. */
+  readonly key: string;
+}
+
+/**
+ * A resolved receive request: the ref's immutable facts (cached; its `status` and `revokedAt` are as of
+ * the first read, so read `refStatus` instead), the statuses read for this request, and the cached terms.
+ */
+export interface PaymentContext extends PaymentTerms {
+  readonly ref: RefRecord;
+  readonly refStatus: RefStatus;
+  readonly payToStatus: PayToStatus;
+}
+
+/** Resolves receive requests into payment contexts. */
+export interface PaymentContexts {
+  /**
+   * Reads the ref's and its payTo's status (one indexed query; the whole ref on first sight, its
+   * immutable facts are cached) and derives the terms.
+   *
+   * @throws GatewayError `invalid_request` (no `ref`, an open ref without a valid `amount`, a fixed ref
+   *   with another `amount`, `refundOf` while refunds are not enabled), `not_found` (unknown ref, or a ref
+   *   of another payTo).
+   */
+  resolve(request: ReceiveRequest): Promise<PaymentContext>;
+  /**
+   * Refuses a ref that can no longer be paid at `nowSeconds`: `ref_expired` (expiry wins, also for a
+   * revoked ref, as the spec's state table says), then `ref_revoked`, then `payto_revoked`.
+   */
+  assertPayable(context: PaymentContext, nowSeconds: number): void;
+}
+
+function refNotFound(): GatewayError {
+  return new GatewayError('not_found', 'No such ref for this payTo.');
+}
+
+function invalidAmount(message: string, details: Record<string, unknown>): GatewayError {
+  return new GatewayError('invalid_request', message, { details: { field: 'amount', ...details } });
+}
+
+/**
+ * Creates the resolver of receive requests. A ref's fields never change except its status, and the
+ * terms of a (ref, amount) never change, so both are cached (bounded, least recently used); the mutable
+ * facts (ref revoked, payTo retired) come from the one read every request makes, and expiry from the
+ * clock.
+ *
+ * @param deps - Store, networks, settings.
+ * @returns The resolver.
+ *
+ * @example
+ * ```ts
+ * import { createPaymentContexts, resolvePaymentSettings } from '@tollgate/core';
+ * const contexts = createPaymentContexts({ store, networks }, resolvePaymentSettings());
+ * const context = await contexts.resolve({ payTo, query: { ref: refId } });
+ * ```
+ */
+export function createPaymentContexts(deps: Pick<PaymentDeps, 'store' | 'networks'>, settings: PaymentSettings): PaymentContexts {
+  const terms = createBoundedCache<PaymentTerms>(settings.cacheSize);
+  const refs = createBoundedCache<RefRecord>(settings.cacheSize);
+
+  /** The ref and the statuses, in one query either way. */
+  async function read(refId: string): Promise<{ ref: RefRecord; refStatus: RefStatus; payToStatus: PayToStatus } | undefined> {
+    const known = refs.get(refId);
+    if (known !== undefined) {
+      const status = await deps.store.getPaymentStatus(refId);
+      return status === undefined ? undefined : { ref: known, ...status };
+    }
+    const target = await deps.store.getPaymentTarget(refId);
+    if (target === undefined) return undefined;
+    refs.set(refId, target.ref);
+    return { ref: target.ref, refStatus: target.ref.status, payToStatus: target.payToStatus };
+  }
+
+  function amountOf(ref: RefRecord, requested: string | undefined): string {
+    if (ref.amount !== null) {
+      if (requested !== undefined && requested !== ref.amount) {
+        throw invalidAmount('This ref has a fixed amount; leave amount out or send exactly that amount.', { reason: 'fixed_amount_mismatch', amount: ref.amount });
+      }
+      return ref.amount;
+    }
+    if (requested === undefined) throw invalidAmount('This is an open ref: add amount=<atomic units> to the query.', { reason: 'amount_required' });
+    if (parseAtomicAmount(requested) === undefined) {
+      throw invalidAmount('amount must be a positive atomic amount: decimal digits without sign, exponent, fraction or leading zero, below 2^256.', {
+        reason: 'amount_malformed',
+      });
+    }
+    return requested;
+  }
+
+  function termsOf(ref: RefRecord, amount: string): PaymentTerms {
+    const key = `${ref.id}:${amount}`;
+    const cached = terms.get(key);
+    if (cached !== undefined) return cached;
+    const network = deps.networks.byName(ref.network);
+    // A network removed from the configuration after the ref was created cannot be paid any more.
+    if (network === undefined) throw new GatewayError('not_found', 'This ref’s network is not served by this gateway any more.', { details: { network: ref.network } });
+    const snapshot = JSON.parse(ref.snapshotJson) as RefSnapshot;
+    const x402 = toX402Network(network);
+    const created: PaymentTerms = {
+      network,
+      x402,
+      amount,
+      requirements: buildPaymentRequirements({ network: x402, payTo: ref.payTo, amount, maxTimeoutSeconds: settings.maxTimeoutSeconds }),
+      resource: Object.freeze({
+        url: snapshot.resource,
+        ...(snapshot.description === undefined ? {} : { description: snapshot.description }),
+        mimeType: snapshot.mimeType,
+      }),
+      snapshot,
+      key,
+    };
+    terms.set(key, created);
+    return created;
+  }
+
+  return {
+    async resolve(request) {
+      const { query } = request;
+      if (query['refundOf'] !== undefined) {
+        throw new GatewayError('invalid_request', 'Refund payments are not enabled on this gateway.', { details: { field: 'refundOf', reason: 'not_enabled' } });
+      }
+      const refId = query['ref'];
+      if (refId === undefined || refId === '') throw new GatewayError('invalid_request', 'The query needs ref=<refId>.', { details: { field: 'ref' } });
+      if (!isHexId(refId, 16) || !/^0x[0-9a-fA-F]{40}$/.test(request.payTo)) throw refNotFound();
+      const target = await read(refId);
+      // Another payTo's ref is answered exactly like a missing one.
+      if (target === undefined || target.ref.payTo.toLowerCase() !== request.payTo.toLowerCase()) throw refNotFound();
+      return { ...termsOf(target.ref, amountOf(target.ref, query['amount'])), ...target };
+    },
+
+    assertPayable(context, nowSeconds) {
+      const expiresAt = epochSeconds(context.ref.expiresAt);
+      if (nowSeconds >= expiresAt) throw new GatewayError('ref_expired', 'This ref has expired.', { details: { refId: context.ref.id, expiresAt } });
+      if (context.refStatus === 'revoked') throw new GatewayError('ref_revoked', 'This ref was revoked by its merchant.', { details: { refId: context.ref.id } });
+      if (context.payToStatus === 'retired') {
+        throw new GatewayError('payto_revoked', 'This payTo was retired by its merchant.', { details: { payTo: context.ref.payTo } });
+      }
+    },
+  };
+}

@@ -1,0 +1,114 @@
+import type { PublicClient } from 'viem';
+import type { ChainEvidenceClient } from '../../chain/settlement-evidence';
+import type { EvmSigner } from '../../x402/evm-signature';
+import type { Facilitator } from '../../x402/facilitator/port';
+import type { GatewayNetwork } from '../networks';
+import type { GatewayServiceDeps } from '../service-deps';
+
+/** The chain reads payments make: settlement evidence plus the head block's timestamp. A viem `PublicClient` satisfies it. */
+export type SettlementChainClient = ChainEvidenceClient & Pick<PublicClient, 'getBlock'>;
+
+/** Tunables of the payment flow; every one has a default ({@link defaultPaymentSettings}). */
+export interface PaymentSettings {
+  /** `maxTimeoutSeconds` of the requirements: how long the authorization a payer signs stays valid. */
+  readonly maxTimeoutSeconds: number;
+  /** Minimum validity of a signed offer; offers are signed once per granule and cached. */
+  readonly offerValiditySeconds: number;
+  /** Offer expiries are rounded up to this many seconds (see `alignedOfferExpiry`). */
+  readonly offerGranularitySeconds: number;
+  /** How far in the future an authorization's `validAfter` may lie (payer clock skew). */
+  readonly clockSkewSeconds: number;
+  /** How long an authorization must still be valid when it arrives. */
+  readonly minValiditySeconds: number;
+  /** Lease of a claim: longer than the facilitator's verify and settle deadlines together. */
+  readonly leaseMs: number;
+  /** How long a duplicate submission waits for the one in progress before answering `settlement_pending`. */
+  readonly waitMs: number;
+  /** Interval of the store polls while waiting. */
+  readonly pollMs: number;
+  /** Most blocks per `eth_getLogs` call of the evidence reader. */
+  readonly maxBlockSpan: number;
+  /** Deadline of each chain read of the evidence reader. */
+  readonly evidenceTimeoutMs: number;
+  /** `Retry-After` of a `settlement_pending` answer. */
+  readonly pendingRetryAfterSeconds: number;
+  /** Entries of the negotiation cache (per ref and amount). */
+  readonly cacheSize: number;
+}
+
+/**
+ * Defaults: authorizations valid 300 s (slow wallets and facilitator backlogs fit, and a payment that
+ * never lands is known failed five minutes after signing), offers valid at least as long and signed per
+ * 60 s granule, 60 s clock skew, 10 s minimum validity, a 2-minute lease (facilitator verify 10 s + settle
+ * 60 s + margin), duplicates wait up to 30 s polling every 50 ms, 2 000-block log ranges, 10 s chain
+ * reads, `Retry-After: 5` while pending, 1 000 cached negotiations.
+ *
+ * @example
+ * ```ts
+ * import { defaultPaymentSettings } from '@tollgate/core';
+ * const settings = { ...defaultPaymentSettings, maxTimeoutSeconds: 120 };
+ * ```
+ */
+export const defaultPaymentSettings: PaymentSettings = Object.freeze({
+  maxTimeoutSeconds: 300,
+  offerValiditySeconds: 300,
+  offerGranularitySeconds: 60,
+  clockSkewSeconds: 60,
+  minValiditySeconds: 10,
+  leaseMs: 120_000,
+  waitMs: 30_000,
+  pollMs: 50,
+  maxBlockSpan: 2_000,
+  evidenceTimeoutMs: 10_000,
+  pendingRetryAfterSeconds: 5,
+  cacheSize: 1_000,
+});
+
+/** Something that happened to a payment, for logs and metrics. Never carries the payer's signature. */
+export interface PaymentEvent {
+  readonly type: 'claimed' | 'released' | 'settled' | 'pending' | 'failed' | 'taken_over';
+  readonly paymentId: string;
+  readonly refId: string;
+  readonly txHash?: string;
+  /** Why: the facilitator's or the chain's reason, or what made the payment pending. */
+  readonly reason?: string;
+}
+
+/** What the payment services need besides the gateway's common dependencies. */
+export interface PaymentOptions {
+  /** The gateway's secp256k1 key: signs offers, receipts and the x402 artifacts. Publish its address. */
+  readonly signer: EvmSigner;
+  /** The x402 facilitator; without one the gateway negotiates but answers settlements `facilitator_unavailable`. */
+  readonly facilitator?: Facilitator;
+  /** The chain client of a network, for settlement evidence; `undefined` when none is configured. */
+  readonly chain?: (network: GatewayNetwork) => SettlementChainClient | undefined;
+  readonly settings?: Partial<PaymentSettings>;
+  /** Told about claims, releases and outcomes (e.g. to log them). Must not throw. */
+  readonly onEvent?: (event: PaymentEvent) => void;
+  /** Waits `ms` between store polls (default `setTimeout`); tests may speed it up. */
+  readonly sleep?: (ms: number) => Promise<void>;
+}
+
+/** Everything the payment services use. */
+export type PaymentDeps = GatewayServiceDeps & PaymentOptions;
+
+/**
+ * The settings of `deps` with defaults filled in and checked.
+ *
+ * @param overrides - Partial settings.
+ * @returns Complete settings.
+ * @throws RangeError when a value is not a positive integer (or `maxTimeoutSeconds` is shorter than the minimum validity).
+ */
+export function resolvePaymentSettings(overrides: Partial<PaymentSettings> = {}): PaymentSettings {
+  const settings = { ...defaultPaymentSettings, ...overrides };
+  for (const [name, value] of Object.entries(settings)) {
+    if (!Number.isSafeInteger(value) || (value as number) <= 0) throw new RangeError(`Payment setting ${name} must be a positive integer, got ${String(value)}.`);
+  }
+  if (settings.maxTimeoutSeconds <= settings.minValiditySeconds) throw new RangeError('maxTimeoutSeconds must exceed minValiditySeconds.');
+  return Object.freeze(settings);
+}
+
+/** A promise that resolves after `ms` milliseconds. */
+export function defaultSleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,54 @@
+import type { Address } from 'viem';
+import { createNegotiation, type Negotiation } from './negotiation';
+import { createPaymentContexts, type PaymentContexts } from './payment-context';
+import { resolvePaymentSettings, type PaymentDeps, type PaymentSettings } from './payment-deps';
+import { createReceiptIssuer, type ReceiptIssuer } from './receipt-issuer';
+import { createSettlementRecovery, type SettlementRecovery } from './recovery';
+import { createSettlement, type Settlement } from './settlement';
+
+/** The gateway's payment services, wired over one store and one signing key. */
+export interface Payments {
+  readonly contexts: PaymentContexts;
+  readonly negotiation: Negotiation;
+  readonly settlement: Settlement;
+  readonly recovery: SettlementRecovery;
+  readonly issuer: ReceiptIssuer;
+  readonly settings: PaymentSettings;
+  /** The address of the key that signs offers and receipts: merchants pin it. */
+  readonly signerAddress: Address;
+}
+
+/**
+ * Wires negotiation, settlement, receipts and recovery. Serve them with `receiveRoutes`, and run
+ * `recovery.runJob` on the `gateway.settlement-recovery` queue (the gateway server does both).
+ *
+ * @param deps - Store, networks, public URL, clock, signing key, facilitator, chain clients, settings.
+ * @returns The services.
+ * @throws RangeError when a setting is invalid.
+ *
+ * @example
+ * ```ts
+ * import { createPayments, createHttpFacilitator, createSqlGatewayStore } from '@tollgate/core';
+ * import { privateKeyToAccount } from 'viem/accounts';
+ * const payments = createPayments({
+ *   store: createSqlGatewayStore(sql), keys, networks, publicUrl: 'https://pay.example.com', clock: systemClock,
+ *   signer: privateKeyToAccount(signingKey), facilitator: createHttpFacilitator({ url: 'https://x402.org/facilitator' }),
+ *   chain: (network) => rpc.forNetwork(network.name),
+ * });
+ * ```
+ */
+export function createPayments(deps: PaymentDeps): Payments {
+  const settings = resolvePaymentSettings(deps.settings);
+  const contexts = createPaymentContexts(deps, settings);
+  const issuer = createReceiptIssuer(deps);
+  const recovery = createSettlementRecovery({ ...deps, issuer }, settings);
+  return {
+    contexts,
+    negotiation: createNegotiation({ ...deps, contexts }, settings),
+    settlement: createSettlement({ ...deps, contexts, issuer, recovery }, settings),
+    recovery,
+    issuer,
+    settings,
+    signerAddress: deps.signer.address,
+  };
+}

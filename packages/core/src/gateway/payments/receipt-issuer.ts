@@ -1,0 +1,129 @@
+import { sha256 } from '../../crypto/hash';
+import { hexEncode } from '../../crypto/hex';
+import { utf8Encode } from '../../crypto/utf8';
+import { buildPaymentSettledNotification } from '../../x402/notifications/payload';
+import { buildPaymentReceipt, receiptHash, signReceipt } from '../../x402/receipt';
+import { buildSettlementFailureResponse, buildSettlementResponse } from '../../x402/settlement-response';
+import { signX402Receipt } from '../../x402/x402-offer-receipt';
+import type { GatewayNetwork } from '../networks';
+import type { RefSnapshot } from '../refs/ref-service';
+import { resolvePublicUrl } from '../service-deps';
+import type { PaymentCompletion, PaymentRecord, StoredSettlementAnswer } from '../store/payment-records';
+import type { RefRecord } from '../store/records';
+import type { PaymentDeps } from './payment-deps';
+import { toX402Network } from './x402-network';
+
+/** Issues receipts and builds the stored answers of final payments. */
+export interface ReceiptIssuer {
+  /**
+   * Everything `GatewayStore.completePayment` stores for a settled payment: the receipt (signed, with
+   * the official x402 receipt artifact), the 200 answer and the merchant notification.
+   */
+  completion(params: { payment: PaymentRecord; ref: RefRecord; network: GatewayNetwork; txHash: string; blockNumber?: bigint; now: Date }): Promise<PaymentCompletion>;
+  /** The stored answer of a failed payment: 402 `settlement_failed` with a `PAYMENT-RESPONSE` of `success: false`. */
+  failure(params: { payment: PaymentRecord; network: GatewayNetwork; reason: string; message: string; txHash: string | null }): StoredSettlementAnswer;
+  /** The `PAYMENT-RESPONSE` of a pending payment: `success: false`, `errorReason: 'settlement_pending'`, the hash when known. */
+  pendingResponse(params: { payment: PaymentRecord; network: GatewayNetwork }): string;
+}
+
+/**
+ * The notification id of a payment: `ntf_` + 32 hex digits of sha256 over the payment id, so every
+ * instance that finishes the payment builds the same notification.
+ *
+ * @param paymentId - The payment.
+ * @returns The id.
+ *
+ * @example
+ * ```ts
+ * import { notificationIdOf } from '@tollgate/core';
+ * notificationIdOf('pay_7d5d747be160e280504c099d984bcfe0'); // 'ntf_…'
+ * ```
+ */
+export function notificationIdOf(paymentId: string): string {
+  return `ntf_${hexEncode(sha256(utf8Encode(`tollgate/notification/v1:${paymentId}`))).slice(0, 32)}`;
+}
+
+/**
+ * Creates the receipt issuer over the gateway's signing key.
+ *
+ * @param deps - Signer and public URL.
+ * @returns The issuer.
+ *
+ * @example
+ * ```ts
+ * import { createReceiptIssuer } from '@tollgate/core';
+ * const issuer = createReceiptIssuer({ signer, publicUrl: 'https://pay.example.com' });
+ * const completion = await issuer.completion({ payment, ref, network, txHash, now: new Date() });
+ * ```
+ */
+export function createReceiptIssuer(deps: Pick<PaymentDeps, 'signer' | 'publicUrl'>): ReceiptIssuer {
+  return {
+    async completion({ payment, ref, network, txHash, blockNumber, now }) {
+      const snapshot = JSON.parse(ref.snapshotJson) as RefSnapshot;
+      const issuedAt = Math.floor(now.getTime() / 1000);
+      const receipt = buildPaymentReceipt({
+        refId: ref.id,
+        paymentId: payment.paymentId,
+        ...(ref.invoiceId === null ? {} : { invoiceId: ref.invoiceId }),
+        gatewayOrigin: resolvePublicUrl(deps),
+        resourceUrl: snapshot.resource,
+        network: toX402Network(network),
+        payTo: payment.payTo,
+        payer: payment.payer,
+        amount: payment.amount,
+        authorizationNonce: payment.nonce,
+        txHash,
+        ...(blockNumber === undefined ? {} : { blockNumber }),
+        issuedAt,
+      });
+      const [signedReceipt, x402Receipt] = await Promise.all([
+        signReceipt(receipt, deps.signer),
+        signX402Receipt({ network: receipt.network, resourceUrl: receipt.resourceUrl, payer: receipt.payer, issuedAt, transaction: receipt.txHash }, deps.signer),
+      ]);
+      const { body, header } = buildSettlementResponse({ receipt, signedReceipt, x402Receipt });
+      return {
+        paymentId: payment.paymentId,
+        txHash: receipt.txHash,
+        blockNumber: receipt.blockNumber ?? null,
+        receiptHash: receiptHash(receipt),
+        receiptJson: JSON.stringify(receipt),
+        signedReceipt,
+        answer: { outcome: 'settled', paymentResponse: header, body: JSON.stringify(body) },
+        notification: {
+          merchantId: payment.merchantId,
+          refId: ref.id,
+          url: ref.notifyUrl,
+          notification: buildPaymentSettledNotification({ id: notificationIdOf(payment.paymentId), createdAt: issuedAt, receipt, signedReceipt }),
+        },
+        now,
+      };
+    },
+
+    failure({ payment, network, reason, message, txHash }) {
+      const { header } = buildSettlementFailureResponse({
+        network: network.caip2,
+        errorReason: reason,
+        transaction: txHash ?? '',
+        payer: payment.payer,
+      });
+      const body = {
+        x402Version: 2,
+        error: {
+          code: 'settlement_failed',
+          message,
+          details: { paymentId: payment.paymentId, reason, ...(txHash === null ? {} : { transaction: txHash }) },
+        },
+      };
+      return { outcome: 'failed', paymentResponse: header, body: JSON.stringify(body) };
+    },
+
+    pendingResponse({ payment, network }) {
+      return buildSettlementFailureResponse({
+        network: network.caip2,
+        errorReason: 'settlement_pending',
+        transaction: payment.txHash ?? '',
+        payer: payment.payer,
+      }).header;
+    },
+  };
+}

@@ -1,0 +1,93 @@
+import { cors } from '../../http/cors';
+import { route } from '../../http/routes';
+import type { HttpResponse, Route } from '../../http/types';
+import { x402HeaderNames } from '../../x402/headers';
+import type { Payments } from '../payments/payments';
+import type { SettlementResult } from '../payments/settlement';
+
+/** What the receive routes need. */
+export interface ReceiveRouteDeps {
+  readonly payments: Pick<Payments, 'negotiation' | 'settlement'>;
+}
+
+const json = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' } as const;
+
+/**
+ * CORS of `/receive`: any origin (payers pay from any page), `PAYMENT-SIGNATURE` allowed in
+ * preflights, and the x402 headers readable by scripts.
+ */
+export const receiveCors = cors({
+  allowMethods: ['GET'],
+  allowHeaders: ['payment-signature', 'content-type', 'access-control-expose-headers'],
+  exposeHeaders: ['payment-required', 'payment-response', 'retry-after'],
+});
+
+/** The HTTP form of a settlement result (errors are thrown and rendered by the table). */
+function settlementResponse(result: SettlementResult): HttpResponse {
+  if (result.kind === 'final') {
+    return {
+      status: result.answer.outcome === 'settled' ? 200 : 402,
+      headers: { ...json, [x402HeaderNames.paymentResponse.toLowerCase()]: result.answer.paymentResponse },
+      body: result.answer.body,
+    };
+  }
+  const body = {
+    x402Version: 2,
+    error: {
+      code: 'settlement_pending',
+      message: 'The payment was submitted for settlement and its outcome is not known yet; retry the same PAYMENT-SIGNATURE later.',
+      details: { paymentId: result.paymentId, ...(result.transaction === null ? {} : { transaction: result.transaction }) },
+    },
+  };
+  return {
+    status: 202,
+    headers: { ...json, 'retry-after': String(result.retryAfterSeconds), [x402HeaderNames.paymentResponse.toLowerCase()]: result.paymentResponse },
+    body: JSON.stringify(body),
+  };
+}
+
+/**
+ * The x402 receive route, `GET /receive/:payTo?ref=<refId>[&amount=<atomic>]`:
+ *
+ * - without `PAYMENT-SIGNATURE` (and for `HEAD`, which never settles): 402 with `PAYMENT-REQUIRED`
+ *   (standard base64 of the x402 v2 PaymentRequired) and the `payment_required` error envelope;
+ * - with it: 200 and the settlement response (`PAYMENT-RESPONSE` header, same JSON as the body), 402
+ *   `settlement_failed`, 202 `settlement_pending` with `Retry-After`, or an error envelope.
+ *
+ * Plus `OPTIONS /receive/:payTo` for browser preflights.
+ *
+ * @param deps - The payment services.
+ * @returns The routes.
+ *
+ * @example
+ * ```ts
+ * import { receiveRoutes, createPayments } from '@tollgate/core';
+ * const routes = receiveRoutes({ payments: createPayments(deps) });
+ * ```
+ */
+export function receiveRoutes(deps: ReceiveRouteDeps): Route[] {
+  const { negotiation, settlement } = deps.payments;
+  return [
+    route({
+      method: 'GET',
+      path: '/receive/:payTo',
+      middleware: [receiveCors],
+      handler: async (request) => {
+        const receive = { payTo: request.params.payTo, query: request.query };
+        const paymentSignature = request.headers['payment-signature'];
+        if (paymentSignature === undefined || request.method === 'HEAD') {
+          const negotiated = await negotiation.negotiate(receive);
+          return { status: 402, headers: { ...json, [x402HeaderNames.paymentRequired.toLowerCase()]: negotiated.header }, body: negotiated.body };
+        }
+        return settlementResponse(await settlement.settle({ ...receive, paymentSignature }));
+      },
+    }),
+    route({
+      method: 'OPTIONS',
+      path: '/receive/:payTo',
+      // A preflight is answered by the CORS middleware; a plain OPTIONS gets the allowed methods.
+      middleware: [receiveCors],
+      handler: () => ({ status: 204, headers: { allow: 'GET, HEAD, OPTIONS' } }),
+    }),
+  ];
+}

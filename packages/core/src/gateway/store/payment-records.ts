@@ -1,0 +1,144 @@
+import type { NotificationJob } from '../notifications/notification-job';
+import type { PayToStatus, RefRecord, RefStatus } from './records';
+
+/**
+ * The records of x402 payments the {@link GatewayStore} keeps (see `payments/` for the state machine).
+ *
+ * @module
+ */
+
+/**
+ * Where a payment stands:
+ * - `processing`: claimed by one request (the lease holder) that verifies and settles it;
+ * - `pending`: settle was called but its outcome is unknown (timeout, broadcast without receipt):
+ *   settle is never called again, chain evidence finishes it;
+ * - `settled`: on chain, receipt issued, answer stored;
+ * - `failed`: final, nothing more will happen (reverted, canceled, expired unused), answer stored.
+ */
+export type PaymentState = 'processing' | 'pending' | 'settled' | 'failed';
+
+/**
+ * The answer a final payment gives to every submission of its payload, stored once and replayed byte
+ * for byte: `settled` (HTTP 200) or `failed` (402 `settlement_failed`), the `PAYMENT-RESPONSE` header
+ * value, and the exact JSON body text.
+ */
+export interface StoredSettlementAnswer {
+  readonly outcome: 'settled' | 'failed';
+  readonly paymentResponse: string;
+  readonly body: string;
+}
+
+/** A claimed payment. Addresses are EIP-55 checksummed, the nonce lowercase hex. */
+export interface PaymentRecord {
+  /** The client's payment-identifier id, or `auth:<chainId>:<payer>:<nonce>` when it sent none. */
+  readonly paymentId: string;
+  readonly refId: string;
+  readonly merchantId: string;
+  /** Network name (`base`, `local`). */
+  readonly network: string;
+  readonly chainId: number;
+  readonly payTo: string;
+  readonly payer: string;
+  /** Atomic units, decimal string. */
+  readonly amount: string;
+  /** The EIP-3009 authorization nonce. */
+  readonly nonce: string;
+  /** The authorization's `validBefore`, Unix seconds as a decimal string. */
+  readonly validBefore: string;
+  /** sha256 (hex) of the canonical JSON of the decoded payment payload. */
+  readonly fingerprint: string;
+  readonly state: PaymentState;
+  /** The lease holder's token, while `processing`. */
+  readonly leaseToken: string | null;
+  /** When the lease ends, while `processing`. */
+  readonly leaseUntil: Date | null;
+  /** When settle was (about to be) called; never reset. */
+  readonly settleStartedAt: Date | null;
+  readonly txHash: string | null;
+  /** Decimal string, when known. */
+  readonly blockNumber: string | null;
+  /** Hex `receiptHash` of the issued receipt (settled only). */
+  readonly receiptHash: string | null;
+  /** The receipt's JSON text as issued (settled only). */
+  readonly receiptJson: string | null;
+  readonly signedReceipt: string | null;
+  /** Set exactly when the state is `settled` or `failed`. */
+  readonly answer: StoredSettlementAnswer | null;
+  /** Why it failed (`failed` only): the facilitator's reason or the chain's verdict. */
+  readonly errorReason: string | null;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+  /** When it became settled or failed. */
+  readonly completedAt: Date | null;
+}
+
+/** A ref with the status of its payTo: everything a receive request checks, in one read. */
+export interface PaymentTarget {
+  readonly ref: RefRecord;
+  readonly payToStatus: PayToStatus;
+}
+
+/** The mutable facts a receive request checks: the ref's status and its payTo's status. */
+export interface PaymentStatus {
+  readonly refStatus: RefStatus;
+  readonly payToStatus: PayToStatus;
+}
+
+/** A new claim: the payment's identity and a lease for the claiming request. */
+export interface NewPaymentClaim {
+  readonly paymentId: string;
+  readonly refId: string;
+  readonly merchantId: string;
+  readonly network: string;
+  readonly chainId: number;
+  readonly payTo: string;
+  readonly payer: string;
+  readonly amount: string;
+  readonly nonce: string;
+  readonly validBefore: string;
+  readonly fingerprint: string;
+  readonly leaseToken: string;
+  readonly leaseUntil: Date;
+  readonly now: Date;
+}
+
+/** What {@link GatewayStore.claimPayment} did: created the claim, or found the payment holding the id or the authorization. */
+export type PaymentClaimOutcome = { readonly kind: 'claimed'; readonly payment: PaymentRecord } | { readonly kind: 'existing'; readonly payment: PaymentRecord };
+
+/** How {@link GatewayStore.findPayment} looks a payment up: by id, else by its authorization. */
+export interface PaymentLookup {
+  readonly paymentId: string;
+  readonly chainId: number;
+  readonly payer: string;
+  readonly nonce: string;
+}
+
+/** A settled payment's receipt and answer, for {@link GatewayStore.completePayment}. */
+export interface PaymentCompletion {
+  readonly paymentId: string;
+  readonly txHash: string;
+  readonly blockNumber: string | null;
+  readonly receiptHash: string;
+  readonly receiptJson: string;
+  readonly signedReceipt: string;
+  readonly answer: StoredSettlementAnswer;
+  /** The merchant notification, enqueued in the same transaction. */
+  readonly notification: NotificationJob;
+  readonly now: Date;
+}
+
+/** A final failure, for {@link GatewayStore.failPayment}. */
+export interface PaymentFailure {
+  readonly paymentId: string;
+  readonly errorReason: string;
+  /** A reverted transaction's hash, when there is one. */
+  readonly txHash: string | null;
+  readonly answer: StoredSettlementAnswer;
+  readonly now: Date;
+}
+
+/** The outcome of a state transition: whether this call made it, and the payment as it now stands. */
+export interface PaymentTransition {
+  readonly changed: boolean;
+  readonly payment: PaymentRecord;
+}

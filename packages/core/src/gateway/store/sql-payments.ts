@@ -1,0 +1,276 @@
+import { createSqlJobQueue } from '../../storage/jobs/sql-job-queue';
+import type { SqlClient } from '../../storage/sql-client';
+import { enqueuePaymentNotification } from '../notifications/notification-job';
+import { enqueueSettlementRecovery } from '../payments/recovery-job';
+import type {
+  NewPaymentClaim,
+  PaymentClaimOutcome,
+  PaymentCompletion,
+  PaymentFailure,
+  PaymentLookup,
+  PaymentRecord,
+  PaymentState,
+  PaymentStatus,
+  PaymentTarget,
+  PaymentTransition,
+} from './payment-records';
+import type { PayToStatus, RefStatus } from './records';
+import { refColumns, toRef, type RefRow } from './sql-rows';
+
+const paymentColumns = `payment_id, ref_id, merchant_id, network, chain_id, pay_to, payer, amount, nonce, valid_before, fingerprint,
+  state, lease_token, lease_until, settle_started_at, tx_hash, block_number, receipt_hash, receipt, signed_receipt,
+  answer_outcome, answer_header, answer_body, error_reason, created_at, updated_at, completed_at`;
+
+interface PaymentRow {
+  payment_id: string;
+  ref_id: string;
+  merchant_id: string;
+  network: string;
+  chain_id: string;
+  pay_to: string;
+  payer: string;
+  amount: string;
+  nonce: string;
+  valid_before: string;
+  fingerprint: string;
+  state: PaymentState;
+  lease_token: string | null;
+  lease_until: Date | null;
+  settle_started_at: Date | null;
+  tx_hash: string | null;
+  block_number: string | null;
+  receipt_hash: string | null;
+  receipt: string | null;
+  signed_receipt: string | null;
+  answer_outcome: 'settled' | 'failed' | null;
+  answer_header: string | null;
+  answer_body: string | null;
+  error_reason: string | null;
+  created_at: Date;
+  updated_at: Date;
+  completed_at: Date | null;
+  [column: string]: unknown;
+}
+
+function toPayment(row: PaymentRow): PaymentRecord {
+  return {
+    paymentId: row.payment_id,
+    refId: row.ref_id,
+    merchantId: row.merchant_id,
+    network: row.network,
+    chainId: Number(row.chain_id),
+    payTo: row.pay_to,
+    payer: row.payer,
+    amount: row.amount,
+    nonce: row.nonce,
+    validBefore: row.valid_before,
+    fingerprint: row.fingerprint,
+    state: row.state,
+    leaseToken: row.lease_token,
+    leaseUntil: row.lease_until,
+    settleStartedAt: row.settle_started_at,
+    txHash: row.tx_hash,
+    blockNumber: row.block_number,
+    receiptHash: row.receipt_hash,
+    receiptJson: row.receipt,
+    signedReceipt: row.signed_receipt,
+    answer:
+      row.answer_outcome === null || row.answer_header === null || row.answer_body === null
+        ? null
+        : { outcome: row.answer_outcome, paymentResponse: row.answer_header, body: row.answer_body },
+    errorReason: row.error_reason,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    completedAt: row.completed_at,
+  };
+}
+
+// The row holding the id wins over the row holding the authorization: a replay is recognised by its id.
+const findSql = `SELECT ${paymentColumns} FROM gateway_payments
+  WHERE payment_id = $1 OR (chain_id = $2 AND payer = $3 AND nonce = $4)
+  ORDER BY (payment_id = $1) DESC LIMIT 1`;
+
+const insertSql = `INSERT INTO gateway_payments (payment_id, ref_id, merchant_id, network, chain_id, pay_to, payer, amount, nonce,
+    valid_before, fingerprint, state, lease_token, lease_until, created_at, updated_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'processing', $12, $13, $14, $14)
+  ON CONFLICT DO NOTHING
+  RETURNING ${paymentColumns}`;
+
+/** A clock frozen at `now`, so jobs enqueued inside a transition carry the transition's time. */
+const frozenClock = (now: Date) => ({ now: () => now.getTime() });
+
+/** `GatewayStore.getPaymentTarget` in SQL: the ref and its payTo's status, one indexed join. */
+export async function getPaymentTargetInSql(sql: SqlClient, refId: string): Promise<PaymentTarget | undefined> {
+  const { rows } = await sql.query<RefRow & { pay_to_status: PayToStatus }>(
+    `SELECT ${refColumns.split(', ').map((column) => `r.${column}`).join(', ')}, p.status AS pay_to_status
+     FROM gateway_refs r JOIN gateway_pay_tos p ON p.address = r.pay_to WHERE r.id = $1`,
+    [refId],
+  );
+  const row = rows[0];
+  return row === undefined ? undefined : { ref: toRef(row), payToStatus: row.pay_to_status };
+}
+
+/** `GatewayStore.getPaymentStatus` in SQL: two status columns, one indexed join. */
+export async function getPaymentStatusInSql(sql: SqlClient, refId: string): Promise<PaymentStatus | undefined> {
+  const { rows } = await sql.query<{ ref_status: RefStatus; pay_to_status: PayToStatus }>(
+    'SELECT r.status AS ref_status, p.status AS pay_to_status FROM gateway_refs r JOIN gateway_pay_tos p ON p.address = r.pay_to WHERE r.id = $1',
+    [refId],
+  );
+  const row = rows[0];
+  return row === undefined ? undefined : { refStatus: row.ref_status, payToStatus: row.pay_to_status };
+}
+
+/** `GatewayStore.findPayment` in SQL. */
+export async function findPaymentInSql(sql: SqlClient, lookup: PaymentLookup): Promise<PaymentRecord | undefined> {
+  const { rows } = await sql.query<PaymentRow>(findSql, [lookup.paymentId, lookup.chainId, lookup.payer, lookup.nonce]);
+  return rows[0] === undefined ? undefined : toPayment(rows[0]);
+}
+
+/** `GatewayStore.getPayment` in SQL. */
+export async function getPaymentInSql(sql: SqlClient, paymentId: string): Promise<PaymentRecord | undefined> {
+  const { rows } = await sql.query<PaymentRow>(`SELECT ${paymentColumns} FROM gateway_payments WHERE payment_id = $1`, [paymentId]);
+  return rows[0] === undefined ? undefined : toPayment(rows[0]);
+}
+
+/**
+ * `GatewayStore.claimPayment` in SQL: `INSERT … ON CONFLICT DO NOTHING` (a concurrent insert of the same
+ * id or authorization waits for the first to commit, then inserts nothing), then the holder is read in
+ * a new snapshot. A holder released in between is retried.
+ */
+export async function claimPaymentInSql(sql: SqlClient, claim: NewPaymentClaim): Promise<PaymentClaimOutcome> {
+  const values = [
+    claim.paymentId,
+    claim.refId,
+    claim.merchantId,
+    claim.network,
+    claim.chainId,
+    claim.payTo,
+    claim.payer,
+    claim.amount,
+    claim.nonce,
+    claim.validBefore,
+    claim.fingerprint,
+    claim.leaseToken,
+    claim.leaseUntil,
+    claim.now,
+  ];
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const inserted = await sql.query<PaymentRow>(insertSql, values);
+    if (inserted.rows[0] !== undefined) return { kind: 'claimed', payment: toPayment(inserted.rows[0]) };
+    const existing = await findPaymentInSql(sql, claim);
+    if (existing !== undefined) return { kind: 'existing', payment: existing };
+  }
+  throw new Error('The payment claim kept conflicting with claims that were released at once.');
+}
+
+/** `GatewayStore.startSettle` in SQL. */
+export async function startSettleInSql(sql: SqlClient, params: { paymentId: string; leaseToken: string; now: Date }): Promise<boolean> {
+  const { rowCount } = await sql.query(
+    `UPDATE gateway_payments SET settle_started_at = COALESCE(settle_started_at, $3), updated_at = $3
+     WHERE payment_id = $1 AND state = 'processing' AND lease_token = $2 AND lease_until > $3`,
+    [params.paymentId, params.leaseToken, params.now],
+  );
+  return rowCount === 1;
+}
+
+/** `GatewayStore.listAbandonedPayments` in SQL (served by the partial index on processing leases). */
+export async function listAbandonedPaymentsInSql(sql: SqlClient, params: { now: Date; limit: number }): Promise<PaymentRecord[]> {
+  const { rows } = await sql.query<PaymentRow>(
+    `SELECT ${paymentColumns} FROM gateway_payments WHERE state = 'processing' AND lease_until <= $1 ORDER BY lease_until, payment_id LIMIT $2`,
+    [params.now, params.limit],
+  );
+  return rows.map(toPayment);
+}
+
+/** `GatewayStore.releasePayment` in SQL. */
+export async function releasePaymentInSql(sql: SqlClient, params: { paymentId: string; leaseToken: string }): Promise<boolean> {
+  const { rowCount } = await sql.query(
+    `DELETE FROM gateway_payments WHERE payment_id = $1 AND state = 'processing' AND lease_token = $2 AND settle_started_at IS NULL`,
+    [params.paymentId, params.leaseToken],
+  );
+  return rowCount === 1;
+}
+
+/** `GatewayStore.takeOverPayment` in SQL. */
+export async function takeOverPaymentInSql(
+  sql: SqlClient,
+  params: { paymentId: string; leaseToken: string; leaseUntil: Date; now: Date },
+): Promise<PaymentRecord | undefined> {
+  const { rows } = await sql.query<PaymentRow>(
+    `UPDATE gateway_payments SET lease_token = $2, lease_until = $3, updated_at = $4
+     WHERE payment_id = $1 AND state = 'processing' AND lease_until <= $4 RETURNING ${paymentColumns}`,
+    [params.paymentId, params.leaseToken, params.leaseUntil, params.now],
+  );
+  return rows[0] === undefined ? undefined : toPayment(rows[0]);
+}
+
+/** `GatewayStore.markPaymentPending` in SQL: the transition and the recovery job in one transaction. */
+export function markPaymentPendingInSql(sql: SqlClient, params: { paymentId: string; txHash: string | null; now: Date }): Promise<PaymentTransition | undefined> {
+  return sql.transaction(async (tx) => {
+    const moved = await tx.query<PaymentRow>(
+      `UPDATE gateway_payments SET state = 'pending', lease_token = NULL, lease_until = NULL,
+         settle_started_at = COALESCE(settle_started_at, $3), tx_hash = COALESCE(tx_hash, $2), updated_at = $3
+       WHERE payment_id = $1 AND state = 'processing' RETURNING ${paymentColumns}`,
+      [params.paymentId, params.txHash, params.now],
+    );
+    if (moved.rows[0] !== undefined) {
+      await enqueueSettlementRecovery(createSqlJobQueue(tx, { clock: frozenClock(params.now) }), params.paymentId);
+      return { changed: true, payment: toPayment(moved.rows[0]) };
+    }
+    // Already pending: a hash learnt later (a replay's facilitator answer) is still worth keeping.
+    const pending = await tx.query<PaymentRow>(
+      `UPDATE gateway_payments SET tx_hash = COALESCE(tx_hash, $2)
+       WHERE payment_id = $1 AND state = 'pending' RETURNING ${paymentColumns}`,
+      [params.paymentId, params.txHash],
+    );
+    if (pending.rows[0] !== undefined) return { changed: false, payment: toPayment(pending.rows[0]) };
+    const current = await getPaymentInSql(tx, params.paymentId);
+    return current === undefined ? undefined : { changed: false, payment: current };
+  });
+}
+
+/** `GatewayStore.completePayment` in SQL: the settled state, receipt, answer and notification job in one transaction. */
+export function completePaymentInSql(sql: SqlClient, completion: PaymentCompletion): Promise<PaymentTransition | undefined> {
+  return sql.transaction(async (tx) => {
+    const { answer } = completion;
+    const moved = await tx.query<PaymentRow>(
+      `UPDATE gateway_payments SET state = 'settled', lease_token = NULL, lease_until = NULL, tx_hash = $2, block_number = $3,
+         receipt_hash = $4, receipt = $5, signed_receipt = $6, answer_outcome = $7, answer_header = $8, answer_body = $9,
+         error_reason = NULL, updated_at = $10, completed_at = $10
+       WHERE payment_id = $1 AND state IN ('processing', 'pending') RETURNING ${paymentColumns}`,
+      [
+        completion.paymentId,
+        completion.txHash,
+        completion.blockNumber,
+        completion.receiptHash,
+        completion.receiptJson,
+        completion.signedReceipt,
+        answer.outcome,
+        answer.paymentResponse,
+        answer.body,
+        completion.now,
+      ],
+    );
+    if (moved.rows[0] !== undefined) {
+      const jobs = createSqlJobQueue(tx, { clock: frozenClock(completion.now) });
+      await enqueuePaymentNotification(jobs, completion.paymentId, completion.notification);
+      return { changed: true, payment: toPayment(moved.rows[0]) };
+    }
+    const current = await getPaymentInSql(tx, completion.paymentId);
+    return current === undefined ? undefined : { changed: false, payment: current };
+  });
+}
+
+/** `GatewayStore.failPayment` in SQL. */
+export async function failPaymentInSql(sql: SqlClient, failure: PaymentFailure): Promise<PaymentTransition | undefined> {
+  const { answer } = failure;
+  const moved = await sql.query<PaymentRow>(
+    `UPDATE gateway_payments SET state = 'failed', lease_token = NULL, lease_until = NULL, tx_hash = COALESCE($3, tx_hash),
+       answer_outcome = $4, answer_header = $5, answer_body = $6, error_reason = $2, updated_at = $7, completed_at = $7
+     WHERE payment_id = $1 AND state IN ('processing', 'pending') RETURNING ${paymentColumns}`,
+    [failure.paymentId, failure.errorReason, failure.txHash, answer.outcome, answer.paymentResponse, answer.body, failure.now],
+  );
+  if (moved.rows[0] !== undefined) return { changed: true, payment: toPayment(moved.rows[0]) };
+  const current = await getPaymentInSql(sql, failure.paymentId);
+  return current === undefined ? undefined : { changed: false, payment: current };
+}

@@ -1,0 +1,84 @@
+import { createSqlJobQueue, runWorker, settlementRecoveryQueue, type Clock, type SettlementRecovery, type SettlementRecoveryJob, type SqlClient } from '@tollgate/core';
+
+/** Where the recovery worker reports. */
+export interface RecoveryWorkerLogger {
+  debug(object: object, message?: string): void;
+  warn(object: object, message: string): void;
+}
+
+/** Options of {@link startRecoveryWorker}. */
+export interface RecoveryWorkerOptions {
+  sql: SqlClient;
+  recovery: Pick<SettlementRecovery, 'runJob' | 'sweepAbandoned'>;
+  clock: Clock;
+  logger: RecoveryWorkerLogger;
+  /** Pause after finding no due job. Default 1 000 ms. */
+  pollIntervalMs?: number;
+  /** Jobs handled at once. Default 2. */
+  concurrency?: number;
+  /** How often to look for claims whose holder died mid-settle. Default 30 000 ms. */
+  sweepIntervalMs?: number;
+}
+
+/**
+ * Backoff of recovery retries: 2 s doubling (full jitter), capped at one hour. A pending payment is
+ * usually mined within seconds; one whose authorization expires unused is settled as failed at the
+ * first retry after its `validBefore`.
+ */
+export const recoveryBackoff = { baseMs: 2_000, maxMs: 3_600_000 } as const;
+
+/**
+ * Runs the `gateway.settlement-recovery` queue on this instance: pending payments are finished from
+ * chain evidence. Every instance may run it: jobs are claimed with `SKIP LOCKED`. A job whose payment is
+ * still unresolved fails and comes back with backoff; that is routine and logged at debug level. Every
+ * `sweepIntervalMs` it also relieves claims whose holder died (lease ended): they become pending, with a
+ * recovery job, or are released when settle never started. `stop()` waits for running work.
+ *
+ * @param options - Database, recovery service, clock, logger, polling.
+ * @returns `stop()`.
+ * @example
+ * ```ts
+ * import { startRecoveryWorker } from '@tollgate/gateway-server';
+ * const worker = startRecoveryWorker({ sql, recovery: payments.recovery, clock: systemClock, logger });
+ * await worker.stop();
+ * ```
+ */
+export function startRecoveryWorker(options: RecoveryWorkerOptions): { stop(): Promise<void> } {
+  const controller = new AbortController();
+  const jobs = createSqlJobQueue(options.sql, { clock: options.clock, backoff: recoveryBackoff });
+  const done = runWorker<SettlementRecoveryJob>({
+    queue: settlementRecoveryQueue,
+    jobs,
+    signal: controller.signal,
+    pollIntervalMs: options.pollIntervalMs ?? 1_000,
+    concurrency: options.concurrency ?? 2,
+    handler: async (job) => {
+      try {
+        await options.recovery.runJob(job);
+      } catch (error) {
+        options.logger.debug({ paymentId: job.payload.paymentId, attempt: job.attempts, reason: error instanceof Error ? error.message : String(error) }, 'settlement recovery retry');
+        throw error;
+      }
+    },
+    onError: (error) => options.logger.warn({ err: error }, 'settlement recovery queue failed'),
+  });
+  let sweeping: Promise<void> | undefined;
+  const sweep = (): void => {
+    sweeping ??= options.recovery
+      .sweepAbandoned()
+      .then((taken) => {
+        if (taken > 0) options.logger.debug({ taken }, 'abandoned payment claims taken over');
+      })
+      .catch((error: unknown) => options.logger.warn({ err: error }, 'sweeping abandoned payment claims failed'))
+      .finally(() => (sweeping = undefined));
+  };
+  const timer = setInterval(sweep, options.sweepIntervalMs ?? 30_000);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      controller.abort();
+      await Promise.all([done, sweeping]);
+    },
+  };
+}

@@ -1,0 +1,135 @@
+// Configuration of payments: facilitator, timeouts, requirement timeout, evidence block span, and the
+// gateway signing key (configured, or generated once and kept; required in production).
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ConfigError } from '@tollgate/core';
+import { gatewaySigningKeyPath, loadGatewayConfig, resolveGatewaySigningKey } from '@tollgate/gateway-server';
+import { call, startTestGateway } from '../helpers/gateway';
+
+function problemsOf(env: Record<string, string>): ConfigError['problems'] {
+  try {
+    loadGatewayConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('payment configuration', () => {
+  it('has defaults: no facilitator, 10 s verify, 60 s settle, 300 s authorizations, 2 000-block log ranges, a generated key', () => {
+    expect(loadGatewayConfig({})).toMatchObject({
+      facilitatorUrl: undefined,
+      facilitatorHeaders: {},
+      facilitatorTimeoutsMs: { verify: 10_000, settle: 60_000 },
+      maxTimeoutSeconds: 300,
+      maxBlockSpan: 2_000,
+      signingKey: undefined,
+    });
+  });
+
+  it('reads every payment variable', () => {
+    const key = generatePrivateKey();
+    const config = loadGatewayConfig({
+      GATEWAY_FACILITATOR_URL: 'https://facilitator.example.com/x402?key=abc',
+      GATEWAY_FACILITATOR_HEADERS: JSON.stringify({ 'X-Api-Key': 'k1', authorization: 'Bearer t' }),
+      GATEWAY_FACILITATOR_VERIFY_TIMEOUT_MS: '2500',
+      GATEWAY_FACILITATOR_SETTLE_TIMEOUT_MS: '45000',
+      GATEWAY_MAX_TIMEOUT_SECONDS: '60',
+      GATEWAY_MAX_BLOCK_SPAN: '500',
+      GATEWAY_SIGNING_KEY: key.toUpperCase().replace('0X', '0x'),
+    });
+    expect(config).toMatchObject({
+      facilitatorUrl: 'https://facilitator.example.com/x402?key=abc',
+      facilitatorHeaders: { 'x-api-key': 'k1', authorization: 'Bearer t' },
+      facilitatorTimeoutsMs: { verify: 2_500, settle: 45_000 },
+      maxTimeoutSeconds: 60,
+      maxBlockSpan: 500,
+      signingKey: key,
+    });
+  });
+
+  it('names every wrong payment variable and never repeats a key, a header value or the facilitator URL', () => {
+    const problems = problemsOf({
+      GATEWAY_FACILITATOR_URL: 'ftp://facilitator.example.com/SECRETPATH',
+      GATEWAY_FACILITATOR_HEADERS: JSON.stringify({ 'x-api-key': 'HEADERSECRET\nx' }),
+      GATEWAY_FACILITATOR_VERIFY_TIMEOUT_MS: '0',
+      GATEWAY_FACILITATOR_SETTLE_TIMEOUT_MS: 'soon',
+      GATEWAY_MAX_TIMEOUT_SECONDS: '5',
+      GATEWAY_MAX_BLOCK_SPAN: '0',
+      GATEWAY_SIGNING_KEY: `0x${'f'.repeat(64)}`,
+    });
+    expect(problems.map((problem) => problem.variable).sort()).toEqual([
+      'GATEWAY_FACILITATOR_HEADERS',
+      'GATEWAY_FACILITATOR_SETTLE_TIMEOUT_MS',
+      'GATEWAY_FACILITATOR_URL',
+      'GATEWAY_FACILITATOR_VERIFY_TIMEOUT_MS',
+      'GATEWAY_MAX_BLOCK_SPAN',
+      'GATEWAY_MAX_TIMEOUT_SECONDS',
+      'GATEWAY_SIGNING_KEY',
+    ]);
+    const text = JSON.stringify(problems);
+    for (const secret of ['SECRETPATH', 'HEADERSECRET', 'f'.repeat(64)]) expect(text).not.toContain(secret);
+  });
+
+  it('refuses signing keys that are not secp256k1 scalars and headers that are not a JSON object of strings', () => {
+    for (const key of [`0x${'0'.repeat(64)}`, '0x1234', 'a'.repeat(64), `0x${'g'.repeat(64)}`]) {
+      expect(problemsOf({ GATEWAY_SIGNING_KEY: key }).map((problem) => problem.variable)).toEqual(['GATEWAY_SIGNING_KEY']);
+    }
+    for (const headers of ['[]', '"x"', '{not json', JSON.stringify({ 'bad name': 'x' }), JSON.stringify({ 'x-n': 1 })]) {
+      expect(problemsOf({ GATEWAY_FACILITATOR_HEADERS: headers }).map((problem) => problem.variable)).toEqual(['GATEWAY_FACILITATOR_HEADERS']);
+    }
+  });
+});
+
+describe('the gateway signing key', () => {
+  const dirs: string[] = [];
+  afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+  const warnings: string[] = [];
+  const logger = { warn: (_object: object, message: string) => warnings.push(message) };
+  const freshDir = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tollgate-signing-'));
+    dirs.push(dir);
+    return dir;
+  };
+
+  it('is generated once with mode 0600, kept, and warned about without showing it', () => {
+    const dataDir = freshDir();
+    const first = resolveGatewaySigningKey({ signingKey: undefined, production: false, dataDir, logger });
+    expect(first).toMatch(/^0x[0-9a-f]{64}$/);
+    const path = gatewaySigningKeyPath(dataDir);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(readFileSync(path, 'utf8').trim()).toBe(first);
+    expect(resolveGatewaySigningKey({ signingKey: undefined, production: false, dataDir, logger })).toBe(first);
+    expect(warnings).toHaveLength(2);
+    expect(warnings.join('\n')).not.toContain(first.slice(2));
+  });
+
+  it('prefers the configured key, is required in production, and refuses a corrupt file', () => {
+    const dataDir = freshDir();
+    const configured = generatePrivateKey();
+    expect(resolveGatewaySigningKey({ signingKey: configured, production: true, dataDir, logger })).toBe(configured);
+    expect(() => resolveGatewaySigningKey({ signingKey: undefined, production: true, dataDir, logger })).toThrow(ConfigError);
+    resolveGatewaySigningKey({ signingKey: undefined, production: false, dataDir, logger });
+    writeFileSync(gatewaySigningKeyPath(dataDir), 'garbage');
+    expect(() => resolveGatewaySigningKey({ signingKey: undefined, production: false, dataDir, logger })).toThrow(ConfigError);
+  });
+
+  it('is published as receiptSigner and survives a restart when generated', async () => {
+    const first = await startTestGateway();
+    const dataDir = first.dataDir;
+    const before = (await call<{ receiptSigner: string }>(first.url, 'GET', '/healthz')).body.receiptSigner;
+    expect(before).toBe(privateKeyToAccount(readFileSync(gatewaySigningKeyPath(dataDir), 'utf8').trim() as `0x${string}`).address);
+    await first.server.close();
+    const again = await startTestGateway({}, { dataDir, secret: first.secret });
+    try {
+      expect((await call<{ receiptSigner: string }>(again.url, 'GET', '/healthz')).body.receiptSigner).toBe(before);
+    } finally {
+      await again.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
