@@ -24,6 +24,7 @@ import {
   type ConfigProblem,
   type Parsed,
 } from './config-parsers';
+import { notificationConfigFromEnv, type NotificationConfig } from './notifications/notification-config';
 
 /** Everything the gateway server reads from its environment. */
 export interface GatewayConfig {
@@ -64,6 +65,8 @@ export interface GatewayConfig {
   maxTimeoutSeconds: number;
   /** Most blocks per `eth_getLogs` call when reading settlement evidence. */
   maxBlockSpan: number;
+  /** Merchant notification delivery (`GATEWAY_NOTIFY_*`). */
+  notifications: NotificationConfig;
 }
 
 /**
@@ -95,6 +98,7 @@ export interface GatewayConfig {
  * | `GATEWAY_FACILITATOR_SETTLE_TIMEOUT_MS` | 60000 | deadline of `/settle` (it waits for the receipt) |
  * | `GATEWAY_MAX_TIMEOUT_SECONDS` | 300 | `maxTimeoutSeconds` of the requirements |
  * | `GATEWAY_MAX_BLOCK_SPAN` | 2000 | blocks per `eth_getLogs` call of the settlement evidence reader |
+ * | `GATEWAY_NOTIFY_*` | see `notificationConfigFromEnv` | merchant notification delivery |
  *
  * @example
  * ```ts
@@ -123,6 +127,13 @@ export function loadGatewayConfig(env: EnvRecord): GatewayConfig {
   const signingKey = take(parseSigningKeyVariable(env['GATEWAY_SIGNING_KEY']));
   const facilitatorUrl = take(parseFacilitatorUrlVariable(env['GATEWAY_FACILITATOR_URL']));
   const facilitatorHeaders = take(parseFacilitatorHeadersVariable(env['GATEWAY_FACILITATOR_HEADERS']));
+  let notifications: NotificationConfig | undefined;
+  try {
+    notifications = notificationConfigFromEnv(env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    problems.push(...error.problems);
+  }
   const rateLimits = {
     challenge: take(parseRateLimitVariable('GATEWAY_RATE_LIMIT_CHALLENGE', env['GATEWAY_RATE_LIMIT_CHALLENGE'], defaultGatewayRateLimits.challenge)),
     register: take(parseRateLimitVariable('GATEWAY_RATE_LIMIT_REGISTER', env['GATEWAY_RATE_LIMIT_REGISTER'], defaultGatewayRateLimits.register)),
@@ -137,7 +148,7 @@ export function loadGatewayConfig(env: EnvRecord): GatewayConfig {
   }
   const { challenge, register, refLookup } = rateLimits;
   // Every undefined value comes with a problem; the other checks only narrow the types.
-  if (problems.length > 0 || !parsed || !rpcUrls || !extraNetworks || !challenge || !register || !refLookup || !facilitatorHeaders) throw new ConfigError(problems);
+  if (problems.length > 0 || !parsed || !rpcUrls || !extraNetworks || !challenge || !register || !refLookup || !facilitatorHeaders || !notifications) throw new ConfigError(problems);
   return {
     port: parsed.GATEWAY_PORT,
     host: parsed.GATEWAY_HOST,
@@ -159,6 +170,7 @@ export function loadGatewayConfig(env: EnvRecord): GatewayConfig {
     facilitatorTimeoutsMs: { verify: parsed.GATEWAY_FACILITATOR_VERIFY_TIMEOUT_MS, settle: parsed.GATEWAY_FACILITATOR_SETTLE_TIMEOUT_MS },
     maxTimeoutSeconds: parsed.GATEWAY_MAX_TIMEOUT_SECONDS,
     maxBlockSpan: parsed.GATEWAY_MAX_BLOCK_SPAN,
+    notifications,
   };
 }
 

@@ -11,3 +11,4 @@ export { resolveGatewaySecret, gatewaySecretPath, type SecretWarnings } from './
 export { startHousekeeping, type HousekeepingOptions, type HousekeepingLogger } from './housekeeping';
 export { resolveGatewaySigningKey, gatewaySigningKeyPath } from './signing-key';
 export { startRecoveryWorker, recoveryBackoff, type RecoveryWorkerOptions, type RecoveryWorkerLogger } from './recovery-worker';
+export * from './notifications';

@@ -23,6 +23,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { createGatewayApp } from './app';
 import { gatewayDatabaseDir, loadGatewayConfig, type GatewayConfig } from './config';
 import { startHousekeeping } from './housekeeping';
+import { startNotificationWorker, type NotificationWorkerOptions } from './notifications/notification-worker';
 import { startRecoveryWorker } from './recovery-worker';
 import { healthRoutes } from './routes/health';
 import { resolveGatewaySecret } from './secret-file';
@@ -54,6 +55,8 @@ export interface StartGatewayOptions {
   recoveryPollIntervalMs?: number;
   /** Interval of the sweep for claims whose holder died mid-settle (default 30 000 ms). */
   recoverySweepIntervalMs?: number;
+  /** Overrides of the notification worker (tests: a transport to a loopback receiver, a fast poll). */
+  notifications?: Pick<NotificationWorkerOptions, 'transport' | 'insecureAllowLoopbackForTests' | 'random' | 'pollIntervalMs'>;
 }
 
 /** Log line of a payment event: ids, hashes and reasons only (never payloads or signatures). */
@@ -125,6 +128,10 @@ export async function startGatewayServer(config: GatewayConfig, options: StartGa
           pollIntervalMs: options.recoveryPollIntervalMs,
           sweepIntervalMs: options.recoverySweepIntervalMs,
         });
+      const { enabled: notify, ...notifySettings } = config.notifications;
+      const notifications = notify
+        ? startNotificationWorker({ sql: database.sql, store, keys, clock, logger, ...notifySettings, ...options.notifications })
+        : undefined;
       return {
         listener: createGatewayApp([...healthRoutes({ database, chains, receiptSigner: signer.address }), ...gateway.routes], logger, { trustProxy: config.trustProxy }),
         context: {
@@ -136,6 +143,7 @@ export async function startGatewayServer(config: GatewayConfig, options: StartGa
           },
         },
         stop: async () => {
+          await notifications?.stop();
           await recovery?.stop();
           await housekeeping.stop();
         },

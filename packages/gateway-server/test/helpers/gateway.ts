@@ -7,7 +7,7 @@ import type { DestinationStream } from 'pino';
 import { ManualClock, hexEncode } from '@tollgate/core';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { expect } from 'vitest';
-import { gatewayDatabaseDir, loadGatewayConfig, startGatewayServer, type RunningGateway } from '@tollgate/gateway-server';
+import { gatewayDatabaseDir, loadGatewayConfig, startGatewayServer, type RunningGateway, type StartGatewayOptions } from '@tollgate/gateway-server';
 
 /** A running test gateway with its manual clock and secret. */
 export interface TestGateway {
@@ -44,6 +44,8 @@ export interface TestGatewayOptions {
   logDestination?: DestinationStream;
   /** Poll interval of the settlement-recovery worker, and of its sweep for abandoned claims. */
   recoveryPollIntervalMs?: number;
+  /** Notification worker overrides (a transport to a loopback receiver, a fast poll). */
+  notifications?: StartGatewayOptions['notifications'];
 }
 
 /**
@@ -66,6 +68,7 @@ export async function startTestGateway(env: Record<string, string> = {}, options
     clock,
     ...(options.logDestination === undefined ? {} : { logDestination: options.logDestination }),
     ...(options.recoveryPollIntervalMs === undefined ? {} : { recoveryPollIntervalMs: options.recoveryPollIntervalMs, recoverySweepIntervalMs: options.recoveryPollIntervalMs }),
+    ...(options.notifications === undefined ? {} : { notifications: options.notifications }),
   });
   return {
     url: server.url,
