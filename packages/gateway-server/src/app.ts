@@ -32,7 +32,8 @@ export function createGatewayApp(routes: Route[], logger: LogSink, options: Gate
   app.set('etag', false);
   const trustProxy = options.trustProxy ?? 0;
   if (trustProxy > 0) app.set('trust proxy', trustProxy);
-  app.use(logRequests(logger));
+  // Request lines are info-level: below that level the middleware is not mounted at all.
+  if (logger.isLevelEnabled?.('info') !== false) app.use(logRequests(logger));
   app.use(
     toExpress(
       defineRoutes({

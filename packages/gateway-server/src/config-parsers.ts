@@ -166,3 +166,47 @@ export function isSigningKey(key: string): key is `0x${string}` {
   const scalar = BigInt(key);
   return scalar > 0n && scalar < curveOrder;
 }
+
+/** The variables the dev stack provides, which conflict with starting it. */
+export interface DevChainContext {
+  production: boolean;
+  facilitatorUrl: string | undefined;
+  rpcUrls: Record<string, string>;
+  localUsdc: string | undefined;
+}
+
+/**
+ * Whether the gateway starts the local dev stack (`GATEWAY_DEV_CHAIN`). Unset, it starts when nothing
+ * says otherwise: not in production, and none of what it provides is configured (`GATEWAY_FACILITATOR_URL`,
+ * a `local` entry in `GATEWAY_RPC_URLS`, `GATEWAY_LOCAL_USDC`), because any of those means the operator
+ * runs their own chain or facilitator. `0`/`false` never starts it; `1`/`true` requires it and refuses
+ * the combinations above instead of silently overriding them.
+ *
+ * @param explicit - The parsed `GATEWAY_DEV_CHAIN` (`undefined` when unset).
+ * @param raw - Its text, for the error message.
+ * @param context - The other variables the decision depends on.
+ * @returns Whether to start it, and the conflicts of an explicit `1`.
+ * @example
+ * ```ts
+ * checkDevChainVariable(undefined, undefined, { production: false, facilitatorUrl: undefined, rpcUrls: {}, localUsdc: undefined });
+ * // → { devChain: true, problems: [] }
+ * ```
+ */
+export function checkDevChainVariable(
+  explicit: boolean | undefined,
+  raw: string | undefined,
+  context: DevChainContext,
+): { devChain: boolean; problems: ConfigProblem[] } {
+  const conflicts = [
+    ...(context.production ? ['NODE_ENV=production (the dev chain\'s keys are public)'] : []),
+    ...(context.facilitatorUrl === undefined ? [] : ['GATEWAY_FACILITATOR_URL']),
+    ...(Object.hasOwn(context.rpcUrls, 'local') ? ['a local entry in GATEWAY_RPC_URLS'] : []),
+    ...(context.localUsdc === undefined ? [] : ['GATEWAY_LOCAL_USDC']),
+  ];
+  if (explicit === undefined) return { devChain: conflicts.length === 0, problems: [] };
+  if (!explicit || conflicts.length === 0) return { devChain: explicit, problems: [] };
+  return {
+    devChain: false,
+    problems: [{ variable: 'GATEWAY_DEV_CHAIN', expected: `0, or unset, together with ${conflicts.join(', ')} (the dev stack provides the facilitator, the local RPC and its USDC)`, received: raw }],
+  };
+}

@@ -1,6 +1,7 @@
 import {
   ConfigError,
   defaultGatewayRateLimits,
+  envBoolean,
   envEnum,
   envInteger,
   envString,
@@ -12,6 +13,7 @@ import {
 } from '@tollgate/core';
 import { join } from 'node:path';
 import {
+  checkDevChainVariable,
   checkNetworkVariables,
   parseExtraNetworksVariable,
   parseFacilitatorHeadersVariable,
@@ -55,7 +57,7 @@ export interface GatewayConfig {
   trustProxy: number;
   /** The gateway's secp256k1 key (signs offers and receipts); unset means a generated one under `dataDir` (refused in production). */
   signingKey: `0x${string}` | undefined;
-  /** The x402 facilitator's base URL; unset means the gateway negotiates but cannot settle. */
+  /** The x402 facilitator's base URL; unset means the dev stack's in dev mode, otherwise the gateway negotiates but cannot settle. */
   facilitatorUrl: string | undefined;
   /** Headers sent with every facilitator call (credentials: never logged). */
   facilitatorHeaders: Record<string, string>;
@@ -67,6 +69,11 @@ export interface GatewayConfig {
   maxBlockSpan: number;
   /** Merchant notification delivery (`GATEWAY_NOTIFY_*`). */
   notifications: NotificationConfig;
+  /**
+   * Start the local dev stack (anvil, test USDC, self-hosted facilitator) under `<dataDir>/devchain/`
+   * and settle through it (`GATEWAY_DEV_CHAIN`, see `checkDevChainVariable` for the default).
+   */
+  devChain: boolean;
 }
 
 /**
@@ -99,6 +106,7 @@ export interface GatewayConfig {
  * | `GATEWAY_MAX_TIMEOUT_SECONDS` | 300 | `maxTimeoutSeconds` of the requirements |
  * | `GATEWAY_MAX_BLOCK_SPAN` | 2000 | blocks per `eth_getLogs` call of the settlement evidence reader |
  * | `GATEWAY_NOTIFY_*` | see `notificationConfigFromEnv` | merchant notification delivery |
+ * | `GATEWAY_DEV_CHAIN` | on unless production or a facilitator, `local` RPC or local USDC is configured | `1`/`0`: the local dev stack (anvil + test USDC + facilitator) |
  *
  * @example
  * ```ts
@@ -143,6 +151,12 @@ export function loadGatewayConfig(env: EnvRecord): GatewayConfig {
     problems.push(...checkNetworkVariables(extraNetworks, parsed.GATEWAY_LOCAL_USDC, rpcUrls));
   }
   const production = env['NODE_ENV'] === 'production';
+  let devChain = false;
+  if (parsed !== undefined && rpcUrls !== undefined) {
+    const checked = checkDevChainVariable(parsed.GATEWAY_DEV_CHAIN, env['GATEWAY_DEV_CHAIN'], { production, facilitatorUrl, rpcUrls, localUsdc: parsed.GATEWAY_LOCAL_USDC });
+    problems.push(...checked.problems);
+    devChain = checked.devChain;
+  }
   if (production && secret === undefined && problems.every((entry) => entry.variable !== 'GATEWAY_SECRET')) {
     problems.push({ variable: 'GATEWAY_SECRET', expected: '32 random bytes as hex or base64 (required when NODE_ENV=production)', received: undefined });
   }
@@ -171,6 +185,7 @@ export function loadGatewayConfig(env: EnvRecord): GatewayConfig {
     maxTimeoutSeconds: parsed.GATEWAY_MAX_TIMEOUT_SECONDS,
     maxBlockSpan: parsed.GATEWAY_MAX_BLOCK_SPAN,
     notifications,
+    devChain,
   };
 }
 
@@ -189,6 +204,7 @@ function parseSimpleVariables(env: EnvRecord) {
     GATEWAY_FACILITATOR_SETTLE_TIMEOUT_MS: envInteger({ min: 100, max: 600_000, default: 60_000 }),
     GATEWAY_MAX_TIMEOUT_SECONDS: envInteger({ min: 30, max: 86_400, default: 300 }),
     GATEWAY_MAX_BLOCK_SPAN: envInteger({ min: 1, max: 1_000_000, default: 2_000 }),
+    GATEWAY_DEV_CHAIN: envBoolean({ optional: true }),
   });
 }
 

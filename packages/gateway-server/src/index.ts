@@ -5,6 +5,16 @@
  */
 export { loadGatewayConfig, gatewayDatabaseDir, type GatewayConfig } from './config';
 export { createGatewayApp, type GatewayAppOptions } from './app';
+export {
+  startDevMode,
+  readDevStackFile,
+  devStackFilePath,
+  devChainDir,
+  type DevMode,
+  type DevModeLogger,
+  type DevChainInfo,
+  type DevStackFile,
+} from './dev-mode';
 export { startGatewayServer, runGatewayFromEnv, type RunningGateway, type GatewayContext, type StartGatewayOptions } from './server';
 export { healthRoutes, type HealthDependencies } from './routes/health';
 export { resolveGatewaySecret, gatewaySecretPath, type SecretWarnings } from './secret-file';

@@ -22,6 +22,7 @@ import pino, { type DestinationStream, type Logger } from 'pino';
 import { privateKeyToAccount } from 'viem/accounts';
 import { createGatewayApp } from './app';
 import { gatewayDatabaseDir, loadGatewayConfig, type GatewayConfig } from './config';
+import { startDevMode, type DevChainInfo } from './dev-mode';
 import { startHousekeeping } from './housekeeping';
 import { startNotificationWorker, type NotificationWorkerOptions } from './notifications/notification-worker';
 import { startRecoveryWorker } from './recovery-worker';
@@ -38,6 +39,8 @@ export interface GatewayContext {
   networks: NetworkRegistry;
   /** Address of the key that signs offers and receipts (also in `/healthz` as `receiptSigner`). */
   receiptSigner: `0x${string}`;
+  /** The local dev stack the gateway started and settles through (`GATEWAY_DEV_CHAIN`); `undefined` otherwise. */
+  devChain: DevChainInfo | undefined;
 }
 
 /** A running gateway. */
@@ -70,7 +73,9 @@ function logPaymentEvent(logger: Logger, event: PaymentEvent): void {
  * Opens the database (PGlite under the data dir, or `DATABASE_URL`), applies the core and gateway
  * migrations, and serves the gateway: health, merchant registration and credentials, refs and payTo
  * retirement, and x402 payments on `/receive/:payTo` (settling through `GATEWAY_FACILITATOR_URL`), with
- * the settlement-recovery worker. `close()` stops it gracefully.
+ * the settlement-recovery worker. In dev mode (`config.devChain`) it first starts the local dev stack
+ * and settles through it, and writes `<dataDir>/devchain/dev-stack.json` once listening. `close()` stops
+ * it gracefully, the dev stack last.
  *
  * @example
  * ```ts
@@ -79,13 +84,46 @@ function logPaymentEvent(logger: Logger, event: PaymentEvent): void {
  * console.log(`gateway on ${gateway.url}`);
  * ```
  */
-export async function startGatewayServer(config: GatewayConfig, options: StartGatewayOptions = {}): Promise<RunningGateway> {
-  const loggerOptions = serverLoggerOptions({ service: 'tollgate-gateway', level: config.logLevel });
+export async function startGatewayServer(configured: GatewayConfig, options: StartGatewayOptions = {}): Promise<RunningGateway> {
+  const loggerOptions = serverLoggerOptions({ service: 'tollgate-gateway', level: configured.logLevel });
   const logger = options.logDestination ? pino(loggerOptions, options.logDestination) : pino(loggerOptions);
+  // Resolved before the dev chain and the database start, so a missing production secret fails fast.
+  const keys = deriveGatewayKeys(resolveGatewaySecret({ ...configured, logger }));
+  const signer = privateKeyToAccount(resolveGatewaySigningKey({ ...configured, logger }));
+  const devMode = await startDevMode(configured, { logger });
+  let running: RunningGateway | undefined;
+  try {
+    running = await serveGateway(devMode ? devMode.apply(configured) : configured, options, { logger, keys, signer, devChain: devMode?.info });
+    devMode?.publish(running.url);
+  } catch (error) {
+    await running?.close();
+    await devMode?.stop();
+    throw error;
+  }
+  const service = running;
+  let closing: Promise<void> | undefined;
+  return {
+    ...service,
+    // The chain stops last: the drained requests and the workers may still read it.
+    close: () =>
+      (closing ??= (async () => {
+        await service.close();
+        await devMode?.stop();
+      })()),
+  };
+}
+
+/** What {@link startGatewayServer} resolved before serving. */
+interface GatewayStartState {
+  logger: Logger;
+  keys: ReturnType<typeof deriveGatewayKeys>;
+  signer: ReturnType<typeof privateKeyToAccount>;
+  devChain: DevChainInfo | undefined;
+}
+
+/** Serves the gateway with an effective configuration (the dev stack's facilitator and RPC already applied). */
+async function serveGateway(config: GatewayConfig, options: StartGatewayOptions, { logger, keys, signer, devChain }: GatewayStartState): Promise<RunningGateway> {
   const clock = options.clock ?? systemClock;
-  // Resolved before the database opens, so a missing production secret fails fast.
-  const keys = deriveGatewayKeys(resolveGatewaySecret({ ...config, logger }));
-  const signer = privateKeyToAccount(resolveGatewaySigningKey({ ...config, logger }));
   const networks = createNetworkRegistry({ extra: config.extraNetworks, ...(config.localUsdc === undefined ? {} : { localUsdc: config.localUsdc }) });
   const rpc = createRpcClients(networks, config.rpcUrls, { timeoutMs: config.rpcTimeoutMs });
   // With port 0 the default origin is known only once the server listens.
@@ -138,6 +176,7 @@ export async function startGatewayServer(config: GatewayConfig, options: StartGa
           logger,
           networks,
           receiptSigner: signer.address,
+          devChain,
           get publicUrl() {
             return publicUrl();
           },

@@ -26,7 +26,8 @@ export function createLicenseApp(tables: LicenseRouteTables, logger: LogSink): E
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.use(logRequests(logger));
+  // Request lines are info-level: below that level the middleware is not mounted at all.
+  if (logger.isLevelEnabled?.('info') !== false) app.use(logRequests(logger));
   app.use(
     toExpress(
       defineRoutes({

@@ -25,12 +25,16 @@ export interface LogSink {
   info(object: object, message?: string): void;
   warn(object: object, message?: string): void;
   error(object: object, message?: string): void;
+  /** pino's level check; when present and `info` is off, request logging costs nothing per request. */
+  isLevelEnabled?(level: string): boolean;
 }
 
 /**
  * Request logging middleware: one line per response with method, path (no query string: queries can
  * carry identifiers a merchant considers private), status and duration. It never logs headers or bodies,
- * so secrets cannot leak through it even if redaction were misconfigured.
+ * so secrets cannot leak through it even if redaction were misconfigured. When the logger's level is above
+ * `info` the middleware steps aside entirely (no listener per request): unexpected errors are logged where
+ * they are rendered.
  *
  * @example
  * ```ts
@@ -40,6 +44,7 @@ export interface LogSink {
  * ```
  */
 export function logRequests(logger: LogSink): (req: IncomingMessage, res: ServerResponse, next: () => void) => void {
+  if (logger.isLevelEnabled?.('info') === false) return (_req, _res, next) => next();
   return (req, res, next) => {
     const started = performance.now();
     res.on('finish', () => {

@@ -3,7 +3,7 @@ import type { NotificationJob } from '../gateway/notifications/notification-job'
 import { notificationQueue } from '../gateway/notifications/notification-job';
 import { settlementRecoveryQueue } from '../gateway/payments/recovery-job';
 import type { GatewayStore } from '../gateway/store/gateway-store';
-import type { NewPaymentClaim, PaymentCompletion, PaymentRecord, StoredSettlementAnswer } from '../gateway/store/payment-records';
+import type { NewPaymentClaim, PaymentClaimOutcome, PaymentCompletion, PaymentRecord, StoredSettlementAnswer } from '../gateway/store/payment-records';
 import type { JobQueue } from '../storage/jobs/job-queue';
 import { createSqlJobQueue } from '../storage/jobs/sql-job-queue';
 import { at, enrollMerchant, hexId, refFor, type EnrolledMerchant, type GatewayStoreConformanceFixture } from './gateway-store-fixture';
@@ -44,6 +44,12 @@ function claimFor(target: { merchant: EnrolledMerchant; refId: string }, overrid
     now: at(0),
     ...overrides,
   };
+}
+
+/** The payment a claim took or found; fails the test when the claim was refused as not payable. */
+function held(outcome: PaymentClaimOutcome): PaymentRecord {
+  if (outcome.kind === 'not_payable') throw new Error('expected the claim to take or find a payment, got not_payable');
+  return outcome.payment;
 }
 
 const settledAnswer: StoredSettlementAnswer = { outcome: 'settled', paymentResponse: 'eyJzdWNjZXNzIjp0cnVlfQ==', body: '{"success":true,"note":"é ✓"}' };
@@ -107,6 +113,21 @@ export function definePaymentCases(fixture: () => GatewayStoreConformanceFixture
     expect(await ids(at(minute))).toEqual([]);
   });
 
+  it('refuses a new claim on a revoked ref or a retired payTo, but still finds an earlier claim', async () => {
+    const { store } = fixture();
+    const target = await claimable(store);
+    const earlier = claimFor(target);
+    await store.claimPayment(earlier);
+    await store.revokeRef({ merchantId: target.merchant.merchantId, refId: target.refId, now: at(1_000) });
+    expect(await store.claimPayment(claimFor(target))).toEqual({ kind: 'not_payable', status: { refStatus: 'revoked', payToStatus: 'active' } });
+    expect(held(await store.claimPayment({ ...earlier, leaseToken: hexId() })).paymentId).toBe(earlier.paymentId);
+
+    const other = await claimable(store);
+    await store.retirePayTo({ merchantId: other.merchant.merchantId, address: other.merchant.payTo, now: at(1_000) });
+    expect(await store.claimPayment(claimFor(other))).toEqual({ kind: 'not_payable', status: { refStatus: 'active', payToStatus: 'retired' } });
+    expect(await store.claimPayment(claimFor({ ...other, refId: hexId() }))).toEqual({ kind: 'not_payable', status: undefined });
+  });
+
   it('claims a payment once; its id and its authorization both find it', async () => {
     const { store } = fixture();
     const target = await claimable(store);
@@ -131,7 +152,7 @@ export function definePaymentCases(fixture: () => GatewayStoreConformanceFixture
       updatedAt: now,
       completedAt: null,
     };
-    expect(outcome.payment).toEqual(expected);
+    expect(held(outcome)).toEqual(expected);
     expect(await store.claimPayment({ ...claim, leaseToken: hexId(), fingerprint: hexId(32) })).toEqual({ kind: 'existing', payment: expected });
     expect(await store.claimPayment({ ...claim, paymentId: `pay_${hexId()}` })).toEqual({ kind: 'existing', payment: expected });
     expect(await store.getPayment(claim.paymentId)).toEqual(expected);
@@ -159,7 +180,7 @@ export function definePaymentCases(fixture: () => GatewayStoreConformanceFixture
     const claimed = outcomes.filter((outcome) => outcome.kind === 'claimed');
     expect(claimed).toHaveLength(1);
     const winner = claimed[0]?.payment.leaseToken;
-    expect(outcomes.every((outcome) => outcome.payment.leaseToken === winner)).toBe(true);
+    expect(outcomes.every((outcome) => held(outcome).leaseToken === winner)).toBe(true);
   });
 
   it('lets exactly one of 20 parallel claims of one authorization win, whatever their payment ids', async () => {
@@ -169,7 +190,7 @@ export function definePaymentCases(fixture: () => GatewayStoreConformanceFixture
     const outcomes = await Promise.all(Array.from({ length: 20 }, () => store.claimPayment({ ...claim, paymentId: `pay_${hexId()}` })));
     const claimed = outcomes.filter((outcome) => outcome.kind === 'claimed');
     expect(claimed).toHaveLength(1);
-    expect(new Set(outcomes.map((outcome) => outcome.payment.paymentId))).toEqual(new Set([claimed[0]?.payment.paymentId]));
+    expect(new Set(outcomes.map((outcome) => held(outcome).paymentId))).toEqual(new Set([claimed[0] && held(claimed[0]).paymentId]));
   });
 
   it('fences the lease: only its live holder starts settle or releases, and only before settle started', async () => {
@@ -237,7 +258,7 @@ export function definePaymentCases(fixture: () => GatewayStoreConformanceFixture
     const { store } = fixed;
     const target = await claimable(store);
     const claim = claimFor(target);
-    const { payment } = await store.claimPayment(claim);
+    const payment = held(await store.claimPayment(claim));
     await store.markPaymentPending({ paymentId: claim.paymentId, txHash: null, now: at(1_000) });
     const completion = completionFor(payment);
     const done = await store.completePayment(completion);
@@ -271,7 +292,7 @@ export function definePaymentCases(fixture: () => GatewayStoreConformanceFixture
     const { store } = fixed;
     const target = await claimable(store);
     const claim = claimFor(target);
-    const { payment } = await store.claimPayment(claim);
+    const payment = held(await store.claimPayment(claim));
     const broken = completionFor(payment);
     // A bigint cannot be serialised as JSON: the enqueue throws inside the transaction.
     const unserialisable = { ...broken, notification: { ...broken.notification, refId: 1n as unknown as string } };
@@ -285,7 +306,7 @@ export function definePaymentCases(fixture: () => GatewayStoreConformanceFixture
     const { store } = fixture();
     const target = await claimable(store);
     const claim = claimFor(target);
-    const { payment } = await store.claimPayment(claim);
+    const payment = held(await store.claimPayment(claim));
     const reverted = `0x${hexId(32)}`;
     const failed = await store.failPayment({ paymentId: claim.paymentId, errorReason: 'invalid_exact_evm_transaction_failed', txHash: reverted, answer: failedAnswer, now: at(2_000) });
     expect(failed).toMatchObject({
@@ -301,7 +322,7 @@ export function definePaymentCases(fixture: () => GatewayStoreConformanceFixture
     const fixed = fixture();
     const { store } = fixed;
     const target = await claimable(store);
-    const { payment } = await store.claimPayment(claimFor(target));
+    const payment = held(await store.claimPayment(claimFor(target)));
     const results = await Promise.all(
       Array.from({ length: 10 }, (_, n) => store.completePayment(completionFor(payment, { answer: { ...settledAnswer, body: `{"n":${n}}` } }))),
     );

@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { FacilitatorEvmSigner } from '@x402/evm';
 import { concat, encodeFunctionData, type Abi, type Account, type Address, type Chain, type Hash, type Hex, type PublicClient, type Transport, type WalletClient } from 'viem';
+import { cachedCodeReader, fastTypedDataVerifier, gasFromVerify, preparedSender } from './facilitator-fast-paths';
 
 /**
  * The facilitator could not reach its chain node during a verify or settle. Raised instead of the
@@ -81,32 +82,66 @@ export interface SignerClients {
  * (`walletClient.extend(publicActions)` works at runtime but does not type-check). Every read records
  * transport failures for {@link withRpcObservation}; `getCode` additionally answers `undefined`
  * instead of throwing, because the official scheme starts an asset check whose rejection it may
- * abandon (an unhandled rejection that would crash the process).
+ * abandon (an unhandled rejection that would crash the process). Three fast paths (see
+ * `facilitator-fast-paths.ts`) cut a payment's cost roughly in half without changing any verdict: EOA
+ * signatures recovered locally and remembered between verify and settle, `eth_getCode` cached, and
+ * transactions sent with a locally counted nonce instead of viem's fill round trips.
  *
  * @param clients - The viem clients and the optional broadcast hook.
  * @returns The adapter, to pass to `toFacilitatorEvmSigner`.
  */
 export function createSignerAdapter(clients: SignerClients): Omit<FacilitatorEvmSigner, 'getAddresses'> & { address: Address } {
   const { publicClient, walletClient, onTransactionBroadcast } = clients;
+  const account = walletClient.account;
+  const signTransaction = account.signTransaction;
+  if (signTransaction === undefined) throw new TypeError('The facilitator account must be a local account (it signs transactions itself).');
+  const sendPrepared = preparedSender({
+    chainId: walletClient.chain.id,
+    address: account.address,
+    signTransaction: (request) => signTransaction(request),
+    sendRawTransaction: (serializedTransaction) => observed(() => publicClient.sendRawTransaction({ serializedTransaction })),
+    getTransactionCount: (address) => observed(() => publicClient.getTransactionCount({ address, blockTag: 'pending' })),
+    estimateGas: (request) => observed(() => publicClient.estimateGas(request)),
+    estimateFees: () => observed(() => publicClient.estimateFeesPerGas()),
+  });
   const send = async (to: Address, data: Hex, gas?: bigint): Promise<Hash> => {
-    const hash = await observed(() => walletClient.sendTransaction({ to, data, ...(gas === undefined ? {} : { gas }) }));
+    const hash = await sendPrepared(to, data, gas);
     if (onTransactionBroadcast) await onTransactionBroadcast(hash);
     return hash;
   };
+  const verifyTypedData = fastTypedDataVerifier((args) => observed(() => publicClient.verifyTypedData(args as unknown as Parameters<typeof publicClient.verifyTypedData>[0])));
+  const getCode = cachedCodeReader((args) => observed(() => publicClient.getCode(args)));
+  const verifiedGas = gasFromVerify();
+  // The EIP-3009 transfers the exact scheme simulates in /verify and then executes in /settle.
+  const transfers = new Set(['transferWithAuthorization', 'receiveWithAuthorization']);
+  const read = (args: Parameters<FacilitatorEvmSigner['readContract']>[0]) =>
+    observed(() => publicClient.readContract({ address: args.address, abi: args.abi as Abi, functionName: args.functionName, args: args.args ?? [] }));
   return {
-    address: walletClient.account.address,
-    readContract: (args) =>
-      observed(() => publicClient.readContract({ address: args.address, abi: args.abi as Abi, functionName: args.functionName, args: args.args ?? [] })),
-    verifyTypedData: (args) => observed(() => publicClient.verifyTypedData(args as unknown as Parameters<typeof publicClient.verifyTypedData>[0])),
+    address: account.address,
+    readContract: async (args) => {
+      if (!transfers.has(args.functionName)) return read(args);
+      // Simulate with eth_estimateGas: the same verdict as eth_call, plus the gas settle will need. A
+      // failure is re-run as the scheme's own eth_call so it sees exactly the errors it expects.
+      const data = encodeFunctionData({ abi: args.abi as Abi, functionName: args.functionName, args: args.args ?? [] });
+      try {
+        verifiedGas.remember(args.address, data, await observed(() => publicClient.estimateGas({ account: account.address, to: args.address, data })));
+        return undefined;
+      } catch {
+        return read(args);
+      }
+    },
+    verifyTypedData: (args) => verifyTypedData(args as unknown as Parameters<typeof verifyTypedData>[0]),
     writeContract: (args) => {
       const data = encodeFunctionData({ abi: args.abi as Abi, functionName: args.functionName, args: args.args });
-      return send(args.address, args.dataSuffix ? concat([data, args.dataSuffix]) : data, args.gas);
+      const gas = args.gas ?? verifiedGas.take(args.address, data);
+      // 20 % headroom, as for fresh estimates (a builder-code suffix adds a little calldata gas).
+      return send(args.address, args.dataSuffix ? concat([data, args.dataSuffix]) : data, gas === undefined ? undefined : (gas * 12n) / 10n);
     },
     sendTransaction: (args) => send(args.to, args.data),
     waitForTransactionReceipt: (args) => observed(() => publicClient.waitForTransactionReceipt(args)),
     getCode: async (args) => {
       try {
-        return await observed(() => publicClient.getCode(args));
+        return await getCode(args);
       } catch (error) {
         if (isUnreachable(error)) return undefined;
         throw error;

@@ -2,7 +2,7 @@ import { x402Facilitator } from '@x402/core/facilitator';
 import type { Network, PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse } from '@x402/core/types';
 import { toFacilitatorEvmSigner } from '@x402/evm';
 import { ExactEvmScheme } from '@x402/evm/exact/facilitator';
-import { createWalletClient, nonceManager, type Address, type Hash, type Hex } from 'viem';
+import { createWalletClient, type Address, type Hash, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { createDevPublicClient, devChainDefinition, devTransport, readChainId } from './chain';
 import { createSignerAdapter, withRpcObservation } from './facilitator-signer';
@@ -84,7 +84,7 @@ export async function createLocalFacilitator(options: LocalFacilitatorOptions): 
   const chain = devChainDefinition(chainId, options.rpcUrl);
   const pollingInterval = options.pollingIntervalMs ?? 50;
   const publicClient = createDevPublicClient(chain, options.rpcUrl, { pollingIntervalMs: pollingInterval });
-  const account = privateKeyToAccount(options.privateKey, { nonceManager });
+  const account = privateKeyToAccount(options.privateKey);
   const walletClient = createWalletClient({ account, chain, transport: devTransport(options.rpcUrl), pollingInterval });
   const adapter = createSignerAdapter({ publicClient, walletClient, onTransactionBroadcast: options.onTransactionBroadcast });
   const signer = toFacilitatorEvmSigner(adapter, { confirmationTimeoutMs: options.receiptTimeoutMs ?? 30_000 });

@@ -49,8 +49,9 @@ export interface TestGatewayOptions {
 }
 
 /**
- * Starts a gateway on port 0 with a manual clock (2026-03-01T12:00:00Z), a known secret and relaxed
- * rate limits; `env` overrides any variable. `dataDir` reuses an existing data dir (restart tests).
+ * Starts a gateway on port 0 with a manual clock (2026-03-01T12:00:00Z), a known secret, relaxed rate
+ * limits and no dev chain (`GATEWAY_DEV_CHAIN=0`: payment tests bring their own stack); `env` overrides
+ * any variable. `dataDir` reuses an existing data dir (restart tests).
  */
 export async function startTestGateway(env: Record<string, string> = {}, options: TestGatewayOptions = {}): Promise<TestGateway> {
   const dataDir = options.dataDir ?? dataDirFromTemplate();
@@ -61,6 +62,7 @@ export async function startTestGateway(env: Record<string, string> = {}, options
     TOLLGATE_DATA_DIR: dataDir,
     LOG_LEVEL: 'silent',
     GATEWAY_SECRET: hexEncode(secret),
+    GATEWAY_DEV_CHAIN: '0',
     ...relaxedRateLimits,
     ...env,
   });

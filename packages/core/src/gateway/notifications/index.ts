@@ -1,4 +1,4 @@
-export { notificationQueue, enqueuePaymentNotification, type NotificationJob } from './notification-job';
+export { notificationQueue, enqueuePaymentNotification, paymentNotificationJob, type NotificationJob } from './notification-job';
 export { checkNotificationUrl, notificationAddressAllowed, type NotificationUrlPolicy } from './notification-url';
 export {
   NotificationTransportError,

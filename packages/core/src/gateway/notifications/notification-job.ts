@@ -41,6 +41,24 @@ export interface NotificationJob {
  * ```
  */
 export async function enqueuePaymentNotification(jobs: JobQueue, paymentId: string, job: NotificationJob): Promise<boolean> {
-  const { created } = await jobs.enqueue(notificationQueue, job, { idempotencyKey: `payment:${paymentId}`, maxAttempts: 12 });
+  const { queue, idempotencyKey, maxAttempts } = paymentNotificationJob(paymentId);
+  const { created } = await jobs.enqueue(queue, job, { idempotencyKey, maxAttempts });
   return created;
+}
+
+/**
+ * The queue, idempotency key and attempt budget of a payment's notification job: what
+ * {@link enqueuePaymentNotification} uses, for stores that enqueue in the same SQL statement as the
+ * settlement write.
+ *
+ * @param paymentId - The payment's id.
+ * @returns The job's fixed fields.
+ * @example
+ * ```ts
+ * import { paymentNotificationJob } from '@tollgate/core';
+ * paymentNotificationJob('pay_123').idempotencyKey; // 'payment:pay_123'
+ * ```
+ */
+export function paymentNotificationJob(paymentId: string): { queue: string; idempotencyKey: string; maxAttempts: number } {
+  return { queue: notificationQueue, idempotencyKey: `payment:${paymentId}`, maxAttempts: 12 };
 }

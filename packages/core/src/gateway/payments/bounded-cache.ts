@@ -6,6 +6,8 @@ export interface BoundedCache<Value> {
   get(key: string): Value | undefined;
   set(key: string, value: Value): void;
   delete(key: string): void;
+  /** A snapshot of the entries, least recently used first (reading it does not change the order). */
+  entries(): [string, Value][];
   readonly size: number;
 }
 
@@ -43,6 +45,9 @@ export function createBoundedCache<Value>(capacity: number): BoundedCache<Value>
     },
     delete(key) {
       entries.delete(key);
+    },
+    entries() {
+      return [...entries];
     },
     get size() {
       return entries.size;

@@ -51,12 +51,32 @@ export interface PaymentContexts {
    *   with another `amount`, `refundOf` while refunds are not enabled), `not_found` (unknown ref, or a ref
    *   of another payTo).
    */
-  resolve(request: ReceiveRequest): Promise<PaymentContext>;
+  resolve(request: ReceiveRequest, options?: ResolveOptions): Promise<PaymentContext>;
   /**
    * Refuses a ref that can no longer be paid at `nowSeconds`: `ref_expired` (expiry wins, also for a
    * revoked ref, as the spec's state table says), then `ref_revoked`, then `payto_revoked`.
    */
   assertPayable(context: PaymentContext, nowSeconds: number): void;
+  /** Drops the cached status of a ref (call it after revoking the ref). */
+  forgetRef(refId: string): void;
+  /** Drops the cached statuses of every ref of a payTo (call it after retiring the payTo). */
+  forgetPayTo(address: string): void;
+}
+
+/** Options of {@link PaymentContexts.resolve}. */
+export interface ResolveOptions {
+  /**
+   * Read the statuses from the store even when a recent read is cached (a read younger than
+   * `statusCacheMs` is reused otherwise; settlement's claim re-checks them atomically anyway).
+   */
+  readonly fresh?: boolean;
+}
+
+interface CachedStatus {
+  readonly refStatus: RefStatus;
+  readonly payToStatus: PayToStatus;
+  readonly payTo: string;
+  readonly readAt: number;
 }
 
 function refNotFound(): GatewayError {
@@ -83,20 +103,32 @@ function invalidAmount(message: string, details: Record<string, unknown>): Gatew
  * const context = await contexts.resolve({ payTo, query: { ref: refId } });
  * ```
  */
-export function createPaymentContexts(deps: Pick<PaymentDeps, 'store' | 'networks'>, settings: PaymentSettings): PaymentContexts {
+export function createPaymentContexts(deps: Pick<PaymentDeps, 'store' | 'networks' | 'clock'>, settings: PaymentSettings): PaymentContexts {
   const terms = createBoundedCache<PaymentTerms>(settings.cacheSize);
   const refs = createBoundedCache<RefRecord>(settings.cacheSize);
+  const statuses = createBoundedCache<CachedStatus>(settings.cacheSize);
 
-  /** The ref and the statuses, in one query either way. */
-  async function read(refId: string): Promise<{ ref: RefRecord; refStatus: RefStatus; payToStatus: PayToStatus } | undefined> {
+  function remember(ref: RefRecord, refStatus: RefStatus, payToStatus: PayToStatus): void {
+    if (settings.statusCacheMs > 0) statuses.set(ref.id, { refStatus, payToStatus, payTo: ref.payTo.toLowerCase(), readAt: deps.clock.now() });
+  }
+
+  /** The ref and the statuses: from the caches when allowed, else in one query either way. */
+  async function read(refId: string, fresh: boolean): Promise<{ ref: RefRecord; refStatus: RefStatus; payToStatus: PayToStatus } | undefined> {
     const known = refs.get(refId);
     if (known !== undefined) {
+      const cached = fresh ? undefined : statuses.get(refId);
+      if (cached !== undefined && deps.clock.now() - cached.readAt < settings.statusCacheMs) {
+        return { ref: known, refStatus: cached.refStatus, payToStatus: cached.payToStatus };
+      }
       const status = await deps.store.getPaymentStatus(refId);
-      return status === undefined ? undefined : { ref: known, ...status };
+      if (status === undefined) return undefined;
+      remember(known, status.refStatus, status.payToStatus);
+      return { ref: known, ...status };
     }
     const target = await deps.store.getPaymentTarget(refId);
     if (target === undefined) return undefined;
     refs.set(refId, target.ref);
+    remember(target.ref, target.ref.status, target.payToStatus);
     return { ref: target.ref, refStatus: target.ref.status, payToStatus: target.payToStatus };
   }
 
@@ -143,7 +175,7 @@ export function createPaymentContexts(deps: Pick<PaymentDeps, 'store' | 'network
   }
 
   return {
-    async resolve(request) {
+    async resolve(request, options = {}) {
       const { query } = request;
       if (query['refundOf'] !== undefined) {
         throw new GatewayError('invalid_request', 'Refund payments are not enabled on this gateway.', { details: { field: 'refundOf', reason: 'not_enabled' } });
@@ -151,7 +183,7 @@ export function createPaymentContexts(deps: Pick<PaymentDeps, 'store' | 'network
       const refId = query['ref'];
       if (refId === undefined || refId === '') throw new GatewayError('invalid_request', 'The query needs ref=<refId>.', { details: { field: 'ref' } });
       if (!isHexId(refId, 16) || !/^0x[0-9a-fA-F]{40}$/.test(request.payTo)) throw refNotFound();
-      const target = await read(refId);
+      const target = await read(refId, options.fresh === true);
       // Another payTo's ref is answered exactly like a missing one.
       if (target === undefined || target.ref.payTo.toLowerCase() !== request.payTo.toLowerCase()) throw refNotFound();
       return { ...termsOf(target.ref, amountOf(target.ref, query['amount'])), ...target };
@@ -164,6 +196,15 @@ export function createPaymentContexts(deps: Pick<PaymentDeps, 'store' | 'network
       if (context.payToStatus === 'retired') {
         throw new GatewayError('payto_revoked', 'This payTo was retired by its merchant.', { details: { payTo: context.ref.payTo } });
       }
+    },
+
+    forgetRef(refId) {
+      statuses.delete(refId);
+    },
+
+    forgetPayTo(address) {
+      const payTo = address.toLowerCase();
+      for (const [refId, status] of statuses.entries()) if (status.payTo === payTo) statuses.delete(refId);
     },
   };
 }

@@ -34,6 +34,13 @@ export interface PaymentSettings {
   readonly pendingRetryAfterSeconds: number;
   /** Entries of the negotiation cache (per ref and amount). */
   readonly cacheSize: number;
+  /**
+   * How long a 402 negotiation may reuse a ref's and its payTo's status read by an earlier negotiation on
+   * this instance (0 = read on every request). Revoking or retiring through this instance forgets the entry
+   * at once; the settlement claim re-reads both statuses in the same statement, so a payment is never
+   * accepted on a stale status.
+   */
+  readonly statusCacheMs: number;
 }
 
 /**
@@ -41,7 +48,7 @@ export interface PaymentSettings {
  * never lands is known failed five minutes after signing), offers valid at least as long and signed per
  * 60 s granule, 60 s clock skew, 10 s minimum validity, a 2-minute lease (facilitator verify 10 s + settle
  * 60 s + margin), duplicates wait up to 30 s polling every 50 ms, 2 000-block log ranges, 10 s chain
- * reads, `Retry-After: 5` while pending, 1 000 cached negotiations.
+ * reads, `Retry-After: 5` while pending, 1 000 cached negotiations, statuses reused by negotiations for 1 s.
  *
  * @example
  * ```ts
@@ -62,6 +69,7 @@ export const defaultPaymentSettings: PaymentSettings = Object.freeze({
   evidenceTimeoutMs: 10_000,
   pendingRetryAfterSeconds: 5,
   cacheSize: 1_000,
+  statusCacheMs: 1_000,
 });
 
 /** Something that happened to a payment, for logs and metrics. Never carries the payer's signature. */

@@ -58,6 +58,9 @@ const ambiguousSettleReasons = new Set(['unexpected_settle_error', 'invalid_exac
 
 const maxRounds = 3;
 
+/** Lets queued I/O (a query just issued) go out before a stretch of CPU work. */
+const yieldToIo = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
+
 function conflict(paymentId: string, reason: 'payload_mismatch' | 'authorization_in_use' | 'other_ref'): GatewayError {
   const messages = {
     payload_mismatch: 'This payment id was already used with a different payment payload.',
@@ -124,23 +127,21 @@ export function createSettlement(
       verifyNew(payload, context);
       throw new PaymentVerificationError('payload', 'malformed', 'The EIP-3009 payload is malformed.');
     }
-    try {
-      verifyNew(payload, context);
-      if (deps.facilitator === undefined) {
-        throw new GatewayError('facilitator_unavailable', 'This gateway has no payment facilitator configured; it cannot settle payments.', {
-          details: { reason: 'not_configured' },
-        });
+    if (deps.facilitator === undefined) {
+      try {
+        verifyNew(payload, context);
+      } catch (error) {
+        return replayOr(error, identity, payload, context, round);
       }
-    } catch (error) {
-      // An earlier submission of this payment keeps its answer although the payment would not pass
-      // today (the ref expired or was revoked since, the authorization expired): the transfer happened.
-      const existing = await store.findPayment(identity);
-      if (existing !== undefined) return followExisting(existing, identity, payload, context, round);
-      throw error;
+      throw new GatewayError('facilitator_unavailable', 'This gateway has no payment facilitator configured; it cannot settle payments.', {
+        details: { reason: 'not_configured' },
+      });
     }
     const leaseToken = randomId();
     const now = deps.clock.now();
-    const claim = await store.claimPayment({
+    // The claim's round trip overlaps the offline checks (an EC recovery): both finish before any
+    // facilitator call. A claim taken for a payment that then fails the checks is released at once.
+    const claiming = store.claimPayment({
       paymentId: identity.paymentId,
       refId: context.ref.id,
       merchantId: context.ref.merchantId,
@@ -156,9 +157,36 @@ export function createSettlement(
       leaseUntil: new Date(now + settings.leaseMs),
       now: new Date(now),
     });
+    await yieldToIo();
+    let refusal: unknown;
+    try {
+      verifyNew(payload, context);
+    } catch (error) {
+      refusal = error;
+    }
+    const claim = await claiming;
     if (claim.kind === 'existing') return followExisting(claim.payment, identity, payload, context, round);
+    if (refusal !== undefined) {
+      if (claim.kind === 'claimed') await release(claim.payment, leaseToken, 'verification_failed');
+      throw refusal;
+    }
+    if (claim.kind === 'not_payable') {
+      // The statuses this request was checked with were stale: refuse exactly as a fresh read would.
+      contexts.assertPayable({ ...context, refStatus: claim.status?.refStatus ?? 'revoked', payToStatus: claim.status?.payToStatus ?? context.payToStatus }, nowSeconds());
+      throw new GatewayError('not_found', 'No such ref for this payTo.');
+    }
     event('claimed', claim.payment);
     return runClaim(claim.payment, leaseToken, payload, context, round);
+  }
+
+  /**
+   * A payment that fails today's checks may still be an earlier submission (the ref expired or was
+   * revoked since, the authorization expired): the transfer happened, so it keeps its stored answer.
+   */
+  async function replayOr(error: unknown, identity: PaymentIdentity, payload: PaymentPayload, context: PaymentContext, round: number): Promise<SettlementResult> {
+    const existing = await store.findPayment(identity);
+    if (existing !== undefined) return followExisting(existing, identity, payload, context, round);
+    throw error;
   }
 
   /** An earlier submission of this payment id or authorization exists. */
@@ -239,6 +267,8 @@ export function createSettlement(
         details: { field: 'facilitator', reason, paymentId: payment.paymentId },
       });
     }
+    // Recorded only once verify passed, so a claim whose holder dies while verifying is taken over and
+    // settled normally; from here on settle may run, and it never runs twice.
     if (!(await store.startSettle({ paymentId: payment.paymentId, leaseToken, now: nowDate() }))) {
       // The lease ended while verifying and someone else holds the claim now.
       const current = await store.getPayment(payment.paymentId);
@@ -279,6 +309,7 @@ export function createSettlement(
   return {
     async settle(request) {
       const payload = decodePaymentSignatureHeader(request.paymentSignature);
+      // Statuses may come from the negotiation's short cache: the claim re-reads them atomically.
       const context = await contexts.resolve(request);
       return settlePayload(payload, context, 0);
     },

@@ -3,10 +3,12 @@ import type { RateLimiter } from '../../storage/rate-limit/rate-limiter';
 import { createMerchantAccountService, type MerchantAccountService } from '../merchants/account-service';
 import { createRegistrationService, type RegistrationService } from '../merchants/registration-service';
 import type { WalletSignatureVerifier } from '../merchants/signature-verifier';
+import type { PaymentContexts } from '../payments/payment-context';
 import type { PaymentOptions } from '../payments/payment-deps';
 import { createPayments, type Payments } from '../payments/payments';
 import { createRefService, type RefService } from '../refs/ref-service';
 import type { GatewayServiceDeps } from '../service-deps';
+import type { GatewayStore } from '../store/gateway-store';
 import { createBearerAuth, type BearerAuth } from './bearer-auth';
 import { merchantRoutes } from './merchant-routes';
 import { defaultGatewayRateLimits, type GatewayRateLimits } from './rate-limit';
@@ -56,18 +58,36 @@ export interface Gateway {
  * ```
  */
 export function createGateway(deps: GatewayDeps): Gateway {
-  const registration = createRegistrationService(deps);
-  const accounts = createMerchantAccountService(deps);
-  const refs = createRefService(deps);
+  const payments = deps.payments === undefined ? undefined : createPayments({ ...deps, ...deps.payments });
+  // Revoking a ref or retiring a payTo through this instance is seen by its next negotiation at once.
+  const services = payments === undefined ? deps : { ...deps, store: forgettingStatuses(deps.store, payments.contexts) };
+  const registration = createRegistrationService(services);
+  const accounts = createMerchantAccountService(services);
+  const refs = createRefService(services);
   const auth = createBearerAuth(accounts);
   const rateLimits = deps.rateLimits ?? defaultGatewayRateLimits;
-  const payments = deps.payments === undefined ? undefined : createPayments({ ...deps, ...deps.payments });
   const routes = [
     ...merchantRoutes({ registration, accounts, auth, rateLimiter: deps.rateLimiter, rateLimits }),
     ...refRoutes({ refs, auth, rateLimiter: deps.rateLimiter, rateLimits }),
     ...(payments === undefined ? [] : receiveRoutes({ payments })),
   ];
   return { registration, accounts, refs, auth, payments, routes };
+}
+
+/** `store`, with ref revocation and payTo retirement also dropping the negotiation's cached statuses. */
+function forgettingStatuses(store: GatewayStore, contexts: PaymentContexts): GatewayStore {
+  const wrapped: GatewayStore = Object.create(store);
+  wrapped.revokeRef = async (params) => {
+    const revoked = await store.revokeRef(params);
+    contexts.forgetRef(params.refId);
+    return revoked;
+  };
+  wrapped.retirePayTo = async (params) => {
+    const retired = await store.retirePayTo(params);
+    contexts.forgetPayTo(params.address);
+    return retired;
+  };
+  return wrapped;
 }
 
 /**

@@ -103,7 +103,11 @@ export interface NewPaymentClaim {
 }
 
 /** What {@link GatewayStore.claimPayment} did: created the claim, or found the payment holding the id or the authorization. */
-export type PaymentClaimOutcome = { readonly kind: 'claimed'; readonly payment: PaymentRecord } | { readonly kind: 'existing'; readonly payment: PaymentRecord };
+export type PaymentClaimOutcome =
+  | { readonly kind: 'claimed'; readonly payment: PaymentRecord }
+  | { readonly kind: 'existing'; readonly payment: PaymentRecord }
+  /** Nothing holds the payment, and the ref is revoked or its payTo retired (or the ref is gone): no claim. */
+  | { readonly kind: 'not_payable'; readonly status: PaymentStatus | undefined };
 
 /** How {@link GatewayStore.findPayment} looks a payment up: by id, else by its authorization. */
 export interface PaymentLookup {

@@ -1,6 +1,6 @@
 import { createSqlJobQueue } from '../../storage/jobs/sql-job-queue';
 import type { SqlClient } from '../../storage/sql-client';
-import { enqueuePaymentNotification } from '../notifications/notification-job';
+import { paymentNotificationJob } from '../notifications/notification-job';
 import { enqueueSettlementRecovery } from '../payments/recovery-job';
 import type {
   NewPaymentClaim,
@@ -90,9 +90,13 @@ const findSql = `SELECT ${paymentColumns} FROM gateway_payments
   WHERE payment_id = $1 OR (chain_id = $2 AND payer = $3 AND nonce = $4)
   ORDER BY (payment_id = $1) DESC LIMIT 1`;
 
+// The claim is taken only while the ref is active and its payTo is not retired, read in the same
+// statement: no separate status read, and no window between checking and claiming.
 const insertSql = `INSERT INTO gateway_payments (payment_id, ref_id, merchant_id, network, chain_id, pay_to, payer, amount, nonce,
     valid_before, fingerprint, state, lease_token, lease_until, created_at, updated_at)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'processing', $12, $13, $14, $14)
+  SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'processing', $12, $13, $14, $14
+  FROM gateway_refs r JOIN gateway_pay_tos p ON p.address = r.pay_to
+  WHERE r.id = $2 AND r.status = 'active' AND p.status = 'active'
   ON CONFLICT DO NOTHING
   RETURNING ${paymentColumns}`;
 
@@ -133,9 +137,10 @@ export async function getPaymentInSql(sql: SqlClient, paymentId: string): Promis
 }
 
 /**
- * `GatewayStore.claimPayment` in SQL: `INSERT … ON CONFLICT DO NOTHING` (a concurrent insert of the same
- * id or authorization waits for the first to commit, then inserts nothing), then the holder is read in
- * a new snapshot. A holder released in between is retried.
+ * `GatewayStore.claimPayment` in SQL: `INSERT … SELECT … ON CONFLICT DO NOTHING` (a concurrent insert of
+ * the same id or authorization waits for the first to commit, then inserts nothing), then the holder is
+ * read in a new snapshot. No holder and no insert means the ref or payTo is no longer payable (statuses
+ * only ever move away from `active`); a holder released in between is retried.
  */
 export async function claimPaymentInSql(sql: SqlClient, claim: NewPaymentClaim): Promise<PaymentClaimOutcome> {
   const values = [
@@ -159,6 +164,8 @@ export async function claimPaymentInSql(sql: SqlClient, claim: NewPaymentClaim):
     if (inserted.rows[0] !== undefined) return { kind: 'claimed', payment: toPayment(inserted.rows[0]) };
     const existing = await findPaymentInSql(sql, claim);
     if (existing !== undefined) return { kind: 'existing', payment: existing };
+    const status = await getPaymentStatusInSql(sql, claim.refId);
+    if (status === undefined || status.refStatus !== 'active' || status.payToStatus !== 'active') return { kind: 'not_payable', status };
   }
   throw new Error('The payment claim kept conflicting with claims that were released at once.');
 }
@@ -229,36 +236,48 @@ export function markPaymentPendingInSql(sql: SqlClient, params: { paymentId: str
   });
 }
 
-/** `GatewayStore.completePayment` in SQL: the settled state, receipt, answer and notification job in one transaction. */
-export function completePaymentInSql(sql: SqlClient, completion: PaymentCompletion): Promise<PaymentTransition | undefined> {
-  return sql.transaction(async (tx) => {
-    const { answer } = completion;
-    const moved = await tx.query<PaymentRow>(
-      `UPDATE gateway_payments SET state = 'settled', lease_token = NULL, lease_until = NULL, tx_hash = $2, block_number = $3,
+/**
+ * `GatewayStore.completePayment` in SQL: the settled state, receipt and answer, and the notification job,
+ * in one statement (a data-modifying CTE is atomic on its own, and one round trip instead of a
+ * transaction's four matters on the settlement path). The job is inserted only when the payment moved,
+ * with the fields `enqueuePaymentNotification` uses.
+ */
+export async function completePaymentInSql(sql: SqlClient, completion: PaymentCompletion): Promise<PaymentTransition | undefined> {
+  const { answer } = completion;
+  const job = paymentNotificationJob(completion.paymentId);
+  const notification = JSON.stringify(completion.notification);
+  const { rows } = await sql.query<PaymentRow>(
+    `WITH moved AS (
+       UPDATE gateway_payments SET state = 'settled', lease_token = NULL, lease_until = NULL, tx_hash = $2, block_number = $3,
          receipt_hash = $4, receipt = $5, signed_receipt = $6, answer_outcome = $7, answer_header = $8, answer_body = $9,
          error_reason = NULL, updated_at = $10, completed_at = $10
-       WHERE payment_id = $1 AND state IN ('processing', 'pending') RETURNING ${paymentColumns}`,
-      [
-        completion.paymentId,
-        completion.txHash,
-        completion.blockNumber,
-        completion.receiptHash,
-        completion.receiptJson,
-        completion.signedReceipt,
-        answer.outcome,
-        answer.paymentResponse,
-        answer.body,
-        completion.now,
-      ],
-    );
-    if (moved.rows[0] !== undefined) {
-      const jobs = createSqlJobQueue(tx, { clock: frozenClock(completion.now) });
-      await enqueuePaymentNotification(jobs, completion.paymentId, completion.notification);
-      return { changed: true, payment: toPayment(moved.rows[0]) };
-    }
-    const current = await getPaymentInSql(tx, completion.paymentId);
-    return current === undefined ? undefined : { changed: false, payment: current };
-  });
+       WHERE payment_id = $1 AND state IN ('processing', 'pending') RETURNING ${paymentColumns}
+     ), notified AS (
+       INSERT INTO tollgate_jobs (queue, payload, idempotency_key, max_attempts, run_at, created_at, updated_at)
+       SELECT $11, $12::jsonb, $13, $14, $10, $10, $10 FROM moved
+       ON CONFLICT (queue, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+     )
+     SELECT * FROM moved`,
+    [
+      completion.paymentId,
+      completion.txHash,
+      completion.blockNumber,
+      completion.receiptHash,
+      completion.receiptJson,
+      completion.signedReceipt,
+      answer.outcome,
+      answer.paymentResponse,
+      answer.body,
+      completion.now,
+      job.queue,
+      notification,
+      job.idempotencyKey,
+      job.maxAttempts,
+    ],
+  );
+  if (rows[0] !== undefined) return { changed: true, payment: toPayment(rows[0]) };
+  const current = await getPaymentInSql(sql, completion.paymentId);
+  return current === undefined ? undefined : { changed: false, payment: current };
 }
 
 /** `GatewayStore.failPayment` in SQL. */
