@@ -3,7 +3,9 @@
  * load generator (the parent) does not compete with them inside one event loop:
  *   - `bare`: an Express route answering JSON (the ceiling);
  *   - `official`: the official `@x402/express` `paymentMiddleware` protecting an equivalent route;
- *   - `ours`: the Tollgate gateway's `/receive/:payTo?ref=…` for a fixed ref.
+ *   - `ours`: the Tollgate gateway's `/receive/:payTo?ref=…` for a fixed ref, on embedded PGlite;
+ *   - `ours-pg`: the same on a PostgreSQL server, when `BENCH_DATABASE_URL` names one (its database is
+ *     used as is: give the bench a database of its own).
  * Each payment stack settles through its own facilitator on the same anvil chain: ours through the dev
  * stack's self-hosted facilitator (official packages with our signer adapter), the official stack through
  * a facilitator written as the x402 documentation shows (`official-facilitator.ts`).
@@ -108,32 +110,38 @@ async function main(): Promise<void> {
   });
   const officialServer = await listen(official);
 
-  // Our gateway as an operator runs it: PGlite, the same facilitator, warnings-only logs (the official
-  // middleware and the bare route log nothing).
-  const gateway = await startGatewayServer(
-    loadGatewayConfig({
-      GATEWAY_PORT: '0',
-      TOLLGATE_DATA_DIR: join(dataDir, 'gateway'),
-      LOG_LEVEL: 'warn',
-      GATEWAY_SECRET: hexEncode(crypto.getRandomValues(new Uint8Array(32))),
-      GATEWAY_SIGNING_KEY: generatePrivateKey(),
-      GATEWAY_FACILITATOR_URL: stack.facilitatorUrl,
-      GATEWAY_RPC_URLS: `local=${stack.rpcUrl}`,
-      GATEWAY_LOCAL_USDC: stack.usdc.address,
-      GATEWAY_DEV_CHAIN: '0',
-      ...(process.env['BENCH_DATABASE_URL'] ? { DATABASE_URL: process.env['BENCH_DATABASE_URL'] } : {}),
-      GATEWAY_NOTIFY_ENABLED: 'false',
-      GATEWAY_RATE_LIMIT_CHALLENGE: '1000/60',
-      GATEWAY_RATE_LIMIT_REGISTER: '1000/60',
-    }),
-  );
+  // Our gateway as an operator runs it: PGlite (or a PostgreSQL server), our facilitator, warnings-only
+  // logs (the official middleware and the bare route log nothing).
+  const startOurs = (name: string, databaseUrl: string | undefined) =>
+    startGatewayServer(
+      loadGatewayConfig({
+        GATEWAY_PORT: '0',
+        TOLLGATE_DATA_DIR: join(dataDir, name),
+        LOG_LEVEL: 'warn',
+        GATEWAY_SECRET: hexEncode(crypto.getRandomValues(new Uint8Array(32))),
+        GATEWAY_SIGNING_KEY: generatePrivateKey(),
+        GATEWAY_FACILITATOR_URL: stack.facilitatorUrl,
+        GATEWAY_RPC_URLS: `local=${stack.rpcUrl}`,
+        GATEWAY_LOCAL_USDC: stack.usdc.address,
+        GATEWAY_DEV_CHAIN: '0',
+        GATEWAY_NOTIFY_ENABLED: 'false',
+        GATEWAY_RATE_LIMIT_CHALLENGE: '1000/60',
+        GATEWAY_RATE_LIMIT_REGISTER: '1000/60',
+        ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl }),
+      }),
+    );
+  const gateway = await startOurs('gateway', undefined);
   const ref = await payableRef(gateway.url);
+  const postgresUrl = process.env['BENCH_DATABASE_URL'];
+  const gatewayPg = postgresUrl === undefined ? undefined : await startOurs('gateway-pg', postgresUrl);
+  const refPg = gatewayPg === undefined ? undefined : await payableRef(gatewayPg.url);
 
   process.stdout.write(
     `${JSON.stringify({
       bare: `${bareServer.url}/bare`,
       official: `${officialServer.url}/paid`,
       ours: `${gateway.url}${ref.path}`,
+      ...(gatewayPg && refPg ? { 'ours-pg': `${gatewayPg.url}${refPg.path}` } : {}),
       network: stack.network,
       usdc: stack.usdc.address,
       payerKey: stack.payer.privateKey,
@@ -142,7 +150,7 @@ async function main(): Promise<void> {
 
   process.stdin.resume();
   process.stdin.on('end', async () => {
-    await Promise.all([bareServer.close(), officialServer.close(), gateway.close(), officialFacilitator.close()]);
+    await Promise.all([bareServer.close(), officialServer.close(), gateway.close(), gatewayPg?.close(), officialFacilitator.close()]);
     await stack.stop();
     rmSync(dataDir, { recursive: true, force: true });
     process.exit(0);

@@ -216,6 +216,7 @@ function paymentOptions(
       maxTimeoutSeconds: config.maxTimeoutSeconds,
       offerValiditySeconds: config.maxTimeoutSeconds,
       maxBlockSpan: config.maxBlockSpan,
+      statusCacheMs: config.statusCacheMs,
       evidenceTimeoutMs: config.rpcTimeoutMs,
       // The claim outlives the facilitator's deadlines, and a duplicate waits as long as the first may take.
       leaseMs: verify + settle + 30_000,

@@ -132,7 +132,7 @@ describe('generated gateway secret', () => {
   it('is used by a server started without GATEWAY_SECRET, so API keys survive a restart', async () => {
     const dataDir = dataDirFromTemplate();
     dirs.push(dataDir);
-    const start = () => startGatewayServer(loadGatewayConfig({ GATEWAY_PORT: '0', TOLLGATE_DATA_DIR: dataDir, LOG_LEVEL: 'silent' }));
+    const start = () => startGatewayServer(loadGatewayConfig({ GATEWAY_PORT: '0', TOLLGATE_DATA_DIR: dataDir, LOG_LEVEL: 'silent', GATEWAY_DEV_CHAIN: '0' }));
     let server = await start();
     const { privateKeyToAccount, generatePrivateKey } = await import('viem/accounts');
     const account = privateKeyToAccount(generatePrivateKey());

@@ -36,7 +36,7 @@ describe('gateway server', () => {
 
   beforeAll(async () => {
     dataDir = dataDirFromTemplate();
-    gateway = await startGatewayServer(loadGatewayConfig({ GATEWAY_PORT: '0', TOLLGATE_DATA_DIR: dataDir, LOG_LEVEL: 'info' }), {
+    gateway = await startGatewayServer(loadGatewayConfig({ GATEWAY_PORT: '0', TOLLGATE_DATA_DIR: dataDir, LOG_LEVEL: 'info', GATEWAY_DEV_CHAIN: '0' }), {
       logDestination: logs.stream,
     });
   });

@@ -27,6 +27,7 @@ describe('payment configuration', () => {
       facilitatorTimeoutsMs: { verify: 10_000, settle: 60_000 },
       maxTimeoutSeconds: 300,
       maxBlockSpan: 2_000,
+      statusCacheMs: 1_000,
       signingKey: undefined,
     });
   });
@@ -40,6 +41,7 @@ describe('payment configuration', () => {
       GATEWAY_FACILITATOR_SETTLE_TIMEOUT_MS: '45000',
       GATEWAY_MAX_TIMEOUT_SECONDS: '60',
       GATEWAY_MAX_BLOCK_SPAN: '500',
+      GATEWAY_STATUS_CACHE_MS: '0',
       GATEWAY_SIGNING_KEY: key.toUpperCase().replace('0X', '0x'),
     });
     expect(config).toMatchObject({
@@ -48,6 +50,7 @@ describe('payment configuration', () => {
       facilitatorTimeoutsMs: { verify: 2_500, settle: 45_000 },
       maxTimeoutSeconds: 60,
       maxBlockSpan: 500,
+      statusCacheMs: 0,
       signingKey: key,
     });
   });
@@ -60,6 +63,7 @@ describe('payment configuration', () => {
       GATEWAY_FACILITATOR_SETTLE_TIMEOUT_MS: 'soon',
       GATEWAY_MAX_TIMEOUT_SECONDS: '5',
       GATEWAY_MAX_BLOCK_SPAN: '0',
+      GATEWAY_STATUS_CACHE_MS: '-1',
       GATEWAY_SIGNING_KEY: `0x${'f'.repeat(64)}`,
     });
     expect(problems.map((problem) => problem.variable).sort()).toEqual([
@@ -70,6 +74,7 @@ describe('payment configuration', () => {
       'GATEWAY_MAX_BLOCK_SPAN',
       'GATEWAY_MAX_TIMEOUT_SECONDS',
       'GATEWAY_SIGNING_KEY',
+      'GATEWAY_STATUS_CACHE_MS',
     ]);
     const text = JSON.stringify(problems);
     for (const secret of ['SECRETPATH', 'HEADERSECRET', 'f'.repeat(64)]) expect(text).not.toContain(secret);
