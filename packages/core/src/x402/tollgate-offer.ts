@@ -36,9 +36,9 @@ export interface TollgateOfferPayload {
   /** The receive URL of the ref (the snapshot's resource URL). */
   resourceUrl: string;
   /**
-   * An id the gateway minted for this offer (`pay_` + 32 hex). A Tollgate-aware client may send it back as
-   * its payment-identifier id, which binds its payment to this offer; clients that choose their own id,
-   * or none, are not refused for it.
+   * An id the gateway minted for this offer (`pay_` + 32 hex). It names the offer only: the gateway signs
+   * one offer per ref, amount and minute and hands it to every payer of that minute, so it must not be
+   * reused as a payment-identifier (clients choose their own id, or none).
    */
   paymentId: string;
   payTo: Address;

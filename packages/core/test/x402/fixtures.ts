@@ -2,7 +2,7 @@
 // code under test never produced what it is checked against.
 import { toHex, type Address, type Hex, type LocalAccount } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import type { PaymentPayload, PaymentRequirements, X402Network } from '@tollgate/core';
+import { transferWithAuthorizationTypes, type PaymentPayload, type PaymentRequirements, type X402Network } from '@tollgate/core';
 
 export const base: X402Network = {
   caip2: 'eip155:8453',
@@ -31,16 +31,8 @@ export function randomNonce(): Hex {
   return toHex(crypto.getRandomValues(new Uint8Array(32)));
 }
 
-export const authorizationTypes = {
-  TransferWithAuthorization: [
-    { name: 'from', type: 'address' },
-    { name: 'to', type: 'address' },
-    { name: 'value', type: 'uint256' },
-    { name: 'validAfter', type: 'uint256' },
-    { name: 'validBefore', type: 'uint256' },
-    { name: 'nonce', type: 'bytes32' },
-  ],
-} as const;
+/** The EIP-712 types payers sign EIP-3009 authorizations with (core's single definition). */
+export const authorizationTypes = transferWithAuthorizationTypes;
 
 export interface SignedPaymentOptions {
   network: X402Network;

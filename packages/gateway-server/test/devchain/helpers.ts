@@ -14,6 +14,7 @@ import {
 } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { devTransport, type TokenDomain } from '@tollgate/gateway-server/devchain';
+import { transferWithAuthorizationTypes } from '@tollgate/core';
 
 /** The fields of a TransferWithAuthorization / ReceiveWithAuthorization message. */
 export type Authorization = {
@@ -25,14 +26,8 @@ export type Authorization = {
   nonce: Hex;
 };
 
-const authorizationFields = [
-  { name: 'from', type: 'address' },
-  { name: 'to', type: 'address' },
-  { name: 'value', type: 'uint256' },
-  { name: 'validAfter', type: 'uint256' },
-  { name: 'validBefore', type: 'uint256' },
-  { name: 'nonce', type: 'bytes32' },
-] as const;
+// The same fields under both primary types: core's single definition of them.
+const authorizationFields = transferWithAuthorizationTypes['TransferWithAuthorization']!;
 
 /** A fresh random 32-byte nonce. */
 export function randomNonce(): Hex {

@@ -7,7 +7,7 @@ import { wrapFetchWithPayment } from '@x402/fetch';
 import type { PaymentPayload as OfficialPaymentPayload, PaymentRequired as OfficialPaymentRequired, SettleResponse } from '@x402/core/types';
 import { createWalletClient, parseEventLogs, toHex, type Address, type Hash, type Hex, type LocalAccount } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { base64Encode, utf8Encode, type PaymentRequirements } from '@tollgate/core';
+import { base64Encode, transferWithAuthorizationTypes, utf8Encode, type PaymentRequirements } from '@tollgate/core';
 import {
   createDevPublicClient,
   createLocalFacilitator,
@@ -165,16 +165,6 @@ export function decodeHeader<T = Record<string, unknown>>(header: string | null)
   return JSON.parse(Buffer.from(header, 'base64').toString('utf8')) as T;
 }
 
-const authorizationTypes = {
-  TransferWithAuthorization: [
-    { name: 'from', type: 'address' },
-    { name: 'to', type: 'address' },
-    { name: 'value', type: 'uint256' },
-    { name: 'validAfter', type: 'uint256' },
-    { name: 'validBefore', type: 'uint256' },
-    { name: 'nonce', type: 'bytes32' },
-  ],
-} as const;
 
 /** The EIP-712 domain facts of a token: what a payer signs EIP-3009 authorizations under. */
 export interface TokenDomainFacts {
@@ -207,7 +197,7 @@ export async function signPayment(
   };
   const signature = await payer.signTypedData({
     domain: { name: token.name, version: token.version, chainId: token.chainId, verifyingContract: token.address },
-    types: authorizationTypes,
+    types: transferWithAuthorizationTypes,
     primaryType: 'TransferWithAuthorization',
     message: authorization,
   });

@@ -20,6 +20,7 @@ import {
   PaymentVerificationError,
   ManualClock,
   toX402Network,
+  transferWithAuthorizationTypes,
   type GatewayStore,
   type Payments,
 } from '@tollgate/core';
@@ -88,7 +89,7 @@ async function refWithPayment(): Promise<{ merchantId: string; payTo: string; re
   const authorization = { from: payer.address, to: merchant.payTo as `0x${string}`, value: 10_000n, validAfter: now - 600n, validBefore: now + 300n, nonce: toHex(crypto.getRandomValues(new Uint8Array(32))) };
   const signature = await payer.signTypedData({
     domain: { name: 'USD Coin', version: '2', chainId: 8453, verifyingContract: network.asset },
-    types: { TransferWithAuthorization: [{ name: 'from', type: 'address' }, { name: 'to', type: 'address' }, { name: 'value', type: 'uint256' }, { name: 'validAfter', type: 'uint256' }, { name: 'validBefore', type: 'uint256' }, { name: 'nonce', type: 'bytes32' }] },
+    types: transferWithAuthorizationTypes,
     primaryType: 'TransferWithAuthorization',
     message: authorization,
   });
