@@ -96,6 +96,7 @@ export type {
   PaymentState,
   StoredSettlementAnswer,
   PaymentRecord,
+  PaymentIdentityFields,
   PaymentTarget,
   PaymentStatus,
   NewPaymentClaim,

@@ -5,10 +5,8 @@
 // - the claim taken while the offline checks run: a payment that fails them leaves no claim behind and
 //   never reaches the facilitator.
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { toHex } from 'viem';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
-  buildPaymentRequirements,
   coreMigrations,
   createNetworkRegistry,
   createPayments,
@@ -19,15 +17,13 @@ import {
   gatewayMigrations,
   PaymentVerificationError,
   ManualClock,
-  toX402Network,
-  transferWithAuthorizationTypes,
   type GatewayStore,
   type Payments,
 } from '@tollgate/core';
-import { enrollMerchant, gatewayConformanceEpoch, openTestDatabase, type TestDatabase } from '@tollgate/core/testing';
+import { gatewayConformanceEpoch, openTestDatabase, type TestDatabase } from '@tollgate/core/testing';
+import { payableRef } from '../../../test/support/payable-ref';
 import { rejectedWith } from '../../../test/support/thrown';
 
-const network = toX402Network(createNetworkRegistry().require('base'));
 let database: TestDatabase;
 let store: GatewayStore;
 let clock: ManualClock;
@@ -67,36 +63,7 @@ beforeEach(async () => {
   });
 });
 
-async function refWithPayment(): Promise<{ merchantId: string; payTo: string; refId: string; header: string }> {
-  const merchant = await enrollMerchant(store, privateKeyToAccount(generatePrivateKey()).address);
-  const refId = toHex(crypto.getRandomValues(new Uint8Array(16))).slice(2);
-  await store.createRef({
-    id: refId,
-    merchantId: merchant.merchantId,
-    payTo: merchant.payTo,
-    network: 'base',
-    asset: 'USDC',
-    amount: '10000',
-    invoiceId: null,
-    label: null,
-    notifyUrl: null,
-    snapshotJson: JSON.stringify({ v: 2, scheme: 'exact', network: 'base', payTo: merchant.payTo, asset: 'USDC', amount: '10000', resource: `https://pay.example.com/receive/${merchant.payTo}?ref=${refId}`, mimeType: 'application/json', expiresAt: 0 }),
-    createdAt: new Date(gatewayConformanceEpoch),
-    expiresAt: new Date(gatewayConformanceEpoch + 86_400_000),
-  });
-  const payer = privateKeyToAccount(generatePrivateKey());
-  const now = BigInt(Math.floor(clock.now() / 1000));
-  const authorization = { from: payer.address, to: merchant.payTo as `0x${string}`, value: 10_000n, validAfter: now - 600n, validBefore: now + 300n, nonce: toHex(crypto.getRandomValues(new Uint8Array(32))) };
-  const signature = await payer.signTypedData({
-    domain: { name: 'USD Coin', version: '2', chainId: 8453, verifyingContract: network.asset },
-    types: transferWithAuthorizationTypes,
-    primaryType: 'TransferWithAuthorization',
-    message: authorization,
-  });
-  const accepted = buildPaymentRequirements({ network, payTo: merchant.payTo, amount: '10000', maxTimeoutSeconds: 300 });
-  const header = encodeX402Header({ x402Version: 2, accepted, payload: { authorization: { ...authorization, value: '10000', validAfter: String(authorization.validAfter), validBefore: String(authorization.validBefore) }, signature } });
-  return { merchantId: merchant.merchantId, payTo: merchant.payTo, refId, header };
-}
+const refWithPayment = () => payableRef(store, clock);
 
 describe('negotiation status cache', () => {
   it('reuses a status for statusCacheMs, then reads the revocation another instance made', async () => {

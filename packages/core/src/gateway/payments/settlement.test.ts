@@ -4,34 +4,28 @@
 // configured here, so evidence is always "unknown" (chain evidence is tested on anvil in
 // gateway-server/test/payments).
 import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
-import { toHex, type Address } from 'viem';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
-  buildPaymentRequirements,
   coreMigrations,
   createNetworkRegistry,
   createPayments,
   createSqlGatewayStore,
   deriveGatewayKeys,
-  encodeX402Header,
   FacilitatorUnavailableError,
   GatewayError,
   gatewayMigrations,
   ManualClock,
   settlementRecoveryQueue,
-  toX402Network,
   type Facilitator,
   type GatewayStore,
-  type PaymentPayload,
   type Payments,
   type SettleResponse,
   type VerifyResponse,
 } from '@tollgate/core';
-import { enrollMerchant, gatewayConformanceEpoch, openTestDatabase, type TestDatabase } from '@tollgate/core/testing';
+import { gatewayConformanceEpoch, openTestDatabase, type TestDatabase } from '@tollgate/core/testing';
+import { payableRef } from '../../../test/support/payable-ref';
 import { rejectedWith } from '../../../test/support/thrown';
 
-const base = createNetworkRegistry().require('base');
-const network = toX402Network(base);
 const origin = 'https://pay.example.com';
 
 let database: TestDatabase;
@@ -82,55 +76,7 @@ beforeEach(async () => {
   facilitator.settle = async () => ({ success: true, transaction: `0x${'ab'.repeat(32)}`, network: 'eip155:8453' });
 });
 
-/** A merchant with a fixed ref on `base`, and a payer's correctly signed payment for it. */
-async function paymentForNewRef(): Promise<{ payTo: Address; refId: string; header: string }> {
-  const merchant = await enrollMerchant(store, privateKeyToAccount(generatePrivateKey()).address);
-  const refId = toHex(crypto.getRandomValues(new Uint8Array(16))).slice(2);
-  const resource = `${origin}/receive/${merchant.payTo}?ref=${refId}`;
-  const created = new Date(gatewayConformanceEpoch);
-  await store.createRef({
-    id: refId,
-    merchantId: merchant.merchantId,
-    payTo: merchant.payTo,
-    network: 'base',
-    asset: 'USDC',
-    amount: '10000',
-    invoiceId: null,
-    label: null,
-    notifyUrl: null,
-    snapshotJson: JSON.stringify({ v: 2, scheme: 'exact', network: 'base', payTo: merchant.payTo, asset: 'USDC', amount: '10000', resource, mimeType: 'application/json', expiresAt: 0 }),
-    createdAt: created,
-    expiresAt: new Date(gatewayConformanceEpoch + 86_400_000),
-  });
-  const accepted = buildPaymentRequirements({ network, payTo: merchant.payTo, amount: '10000', maxTimeoutSeconds: 300 });
-  const payer = privateKeyToAccount(generatePrivateKey());
-  const now = BigInt(Math.floor(clock.now() / 1000));
-  const authorization = { from: payer.address, to: merchant.payTo as Address, value: 10_000n, validAfter: now - 600n, validBefore: now + 300n, nonce: toHex(crypto.getRandomValues(new Uint8Array(32))) };
-  const signature = await payer.signTypedData({
-    domain: { name: 'USD Coin', version: '2', chainId: 8453, verifyingContract: network.asset },
-    types: {
-      TransferWithAuthorization: [
-        { name: 'from', type: 'address' },
-        { name: 'to', type: 'address' },
-        { name: 'value', type: 'uint256' },
-        { name: 'validAfter', type: 'uint256' },
-        { name: 'validBefore', type: 'uint256' },
-        { name: 'nonce', type: 'bytes32' },
-      ],
-    },
-    primaryType: 'TransferWithAuthorization',
-    message: authorization,
-  });
-  const payload: PaymentPayload = {
-    x402Version: 2,
-    accepted,
-    payload: {
-      authorization: { ...authorization, value: '10000', validAfter: String(authorization.validAfter), validBefore: String(authorization.validBefore) },
-      signature,
-    },
-  };
-  return { payTo: merchant.payTo as Address, refId, header: encodeX402Header(payload) };
-}
+const paymentForNewRef = () => payableRef(store, clock, origin);
 
 const request = (target: { payTo: string; refId: string; header: string }) => ({ payTo: target.payTo, query: { ref: target.refId }, paymentSignature: target.header });
 

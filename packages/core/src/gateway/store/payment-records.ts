@@ -28,8 +28,8 @@ export interface StoredSettlementAnswer {
   readonly body: string;
 }
 
-/** A claimed payment. Addresses are EIP-55 checksummed, the nonce lowercase hex. */
-export interface PaymentRecord {
+/** What identifies a payment and fixes its terms: set by the claim, never changed. Addresses are EIP-55 checksummed, the nonce lowercase hex. */
+export interface PaymentIdentityFields {
   /** The client's payment-identifier id, or `auth:<chainId>:<payer>:<nonce>` when it sent none. */
   readonly paymentId: string;
   readonly refId: string;
@@ -47,6 +47,10 @@ export interface PaymentRecord {
   readonly validBefore: string;
   /** sha256 (hex) of the canonical JSON of the decoded payment payload. */
   readonly fingerprint: string;
+}
+
+/** A claimed payment. */
+export interface PaymentRecord extends PaymentIdentityFields {
   readonly state: PaymentState;
   /** The lease holder's token, while `processing`. */
   readonly leaseToken: string | null;
@@ -85,18 +89,7 @@ export interface PaymentStatus {
 }
 
 /** A new claim: the payment's identity and a lease for the claiming request. */
-export interface NewPaymentClaim {
-  readonly paymentId: string;
-  readonly refId: string;
-  readonly merchantId: string;
-  readonly network: string;
-  readonly chainId: number;
-  readonly payTo: string;
-  readonly payer: string;
-  readonly amount: string;
-  readonly nonce: string;
-  readonly validBefore: string;
-  readonly fingerprint: string;
+export interface NewPaymentClaim extends PaymentIdentityFields {
   readonly leaseToken: string;
   readonly leaseUntil: Date;
   readonly now: Date;
