@@ -2,8 +2,7 @@ import { defineConfig, type Options } from 'tsup';
 import { packages, outputName } from './scripts/workspace.mjs';
 
 // One config for the whole workspace: every package builds its entry map (see scripts/workspace.mjs)
-// to ESM + CJS + .d.ts. `TOLLGATE_BUILD_FAST=1` skips declarations (used by `npm start`).
-const withTypes = process.env.TOLLGATE_BUILD_FAST !== '1';
+// to ESM + CJS + .d.ts.
 
 export default defineConfig(
   packages.map((pkg): Options => {
@@ -15,7 +14,7 @@ export default defineConfig(
       entry,
       outDir: `${pkg.dir}/dist`,
       format: ['esm', 'cjs'],
-      dts: withTypes ? { compilerOptions: { composite: false } } : false,
+      dts: { compilerOptions: { composite: false } },
       tsconfig: 'tsconfig.build.json',
       platform: pkg.platform,
       target: 'node20',

@@ -38,6 +38,17 @@ describe('parseEnv', () => {
     expect(config.message).toContain('LOG_LEVEL: expected one of debug, info, warn, got "loud"');
   });
 
+  it('never repeats a password found in a rejected URL', () => {
+    let message = '';
+    try {
+      parseEnv({ DATABASE_URL: 'postgress://admin:hunter2/x@db/app' }, shape);
+    } catch (error) {
+      message = (error as ConfigError).message + JSON.stringify((error as ConfigError).problems);
+    }
+    expect(message).toContain('postgress://admin:***@db/app');
+    expect(message).not.toContain('hunter2');
+  });
+
   it('refuses a missing required value and out-of-range integers', () => {
     expect(() => parseEnv({}, { SECRET: envString() })).toThrow(/SECRET: expected a non-empty string, got nothing/);
     expect(() => parseEnv({ PORT: '70000' }, shape)).toThrow(/PORT: expected an integer from 1 to 65535/);

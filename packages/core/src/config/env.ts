@@ -7,6 +7,11 @@ export type EnvRecord = Record<string, string | undefined>;
 /** A schema of one environment variable: reads a string (or nothing) and outputs a typed value. */
 export type EnvVarSchema<T> = v.GenericSchema<string | undefined, T>;
 
+/** Masks the password of any `scheme://user:password@host` in `text`, so a bad DATABASE_URL never prints its secret. */
+function redactCredentials(text: string): string {
+  return text.replace(/(\/\/[^/:@\s]*):[^@\s]*@/g, '$1:***@');
+}
+
 /**
  * Raised when configuration is invalid. The message names every offending variable and what it
  * expected, e.g. `GATEWAY_PORT: expected an integer from 1 to 65535, got "http"`.
@@ -16,7 +21,9 @@ export class ConfigError extends TollgateError {
   /** One entry per invalid variable. */
   readonly problems: { variable: string; expected: string; received: string | undefined }[];
 
-  constructor(problems: ConfigError['problems']) {
+  constructor(reported: ConfigError['problems']) {
+    // Credentials inside URLs (postgres://user:password@…) are masked before anything keeps them.
+    const problems = reported.map((p) => (p.received === undefined ? p : { ...p, received: redactCredentials(p.received) }));
     super(
       'invalid_config',
       `Invalid configuration:\n${problems.map((p) => `  ${p.variable}: expected ${p.expected}, got ${p.received === undefined ? 'nothing' : JSON.stringify(p.received)}`).join('\n')}`,

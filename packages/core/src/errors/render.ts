@@ -44,6 +44,24 @@ const requestToAdmin: Record<RequestErrorCode, AdminErrorCode> = {
   unsupported_media_type: 'unsupported_media_type',
 };
 
+/** The protocol caps the error body's message (key 1) at 1,024 UTF-8 bytes (docs/protocol.md). */
+const maxLicenseMessageBytes = 1_024;
+
+/** `text` cut to at most `maxBytes` UTF-8 bytes on a character boundary, with `…` when cut. */
+function truncateUtf8(text: string, maxBytes: number): string {
+  const encoder = new TextEncoder();
+  if (encoder.encode(text).length <= maxBytes) return text;
+  let cut = '';
+  let used = 3; // the ellipsis
+  for (const character of text) {
+    const size = encoder.encode(character).length;
+    if (used + size > maxBytes) break;
+    cut += character;
+    used += size;
+  }
+  return `${cut}…`;
+}
+
 // Code 1000 may only be sent with these statuses; other transport refusals fall back to 400.
 const licenseTransportStatuses = new Set([400, 401, 403, 405, 413, 415]);
 
@@ -107,7 +125,7 @@ export function renderLicenseClientError(error: unknown): RenderedError<Uint8Arr
     status = licenseTransportStatuses.has(error.status) ? error.status : 400;
   }
   const map = new Map<number, number | string>([[0, code]]);
-  if (message) map.set(1, message);
+  if (message) map.set(1, truncateUtf8(message, maxLicenseMessageBytes));
   if (retryAfter !== undefined) map.set(2, Math.max(0, Math.ceil(retryAfter)));
   return {
     status,

@@ -78,8 +78,10 @@ export function parseQuery(search: string): Record<string, string> {
     const key = percentDecode(equals === -1 ? piece : piece.slice(0, equals), true);
     const value = equals === -1 ? '' : percentDecode(piece.slice(equals + 1), true);
     if (Object.hasOwn(query, key)) {
-      throw new RequestError('malformed_request', `The query parameter "${key}" is given more than once.`, {
-        details: { parameter: key },
+      // The name is the client's: bounded before it is echoed.
+      const name = key.length > 64 ? `${key.slice(0, 64)}…` : key;
+      throw new RequestError('malformed_request', `The query parameter "${name}" is given more than once.`, {
+        details: { parameter: name },
       });
     }
     query[key] = value;
