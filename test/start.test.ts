@@ -65,7 +65,7 @@ describe('npm start', () => {
       const payCommand = field(banner, /^\s+(TOLLGATE_DATA_DIR=\S+ npm run example -- pay-a-ref)$/m);
       expect(privateKeyToAccount(payerKey).address).toBe(payer);
       expect(banner).toMatch(/PUBLIC dev key .*never use it for real funds/);
-      expect(banner).toMatch(/LICENSE_ROOT_PUBLIC_KEY=[0-9a-f]{64}/);
+      expect(banner).toMatch(/LICENSE_ROOT_PUBLIC_KEYS=[0-9a-f]{64}/);
 
       const gatewayHealth = await fetch(`${gatewayUrl}/healthz`);
       expect(gatewayHealth.status).toBe(200);

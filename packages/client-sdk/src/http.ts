@@ -5,6 +5,15 @@ import { LicenseRequestError } from './errors';
 export type FetchFunction = (input: string, init?: RequestInit) => Promise<Response>;
 
 /**
+ * The delay of a `Retry-After` header in seconds: only the delta-seconds form the server sends (digits);
+ * an absent, empty or date-valued header gives `undefined`, never 0.
+ */
+function retryAfterHeaderSeconds(value: string | null): number | undefined {
+  if (value === null || !/^\s*\d{1,10}\s*$/.test(value)) return undefined;
+  return Number(value);
+}
+
+/**
  * GETs a client-protocol URL with `X-LS-Proto: 1` and returns the response when its status is one of
  * `expected`; otherwise decodes the CBOR error body into a {@link LicenseRequestError}.
  *
@@ -18,11 +27,11 @@ export async function getLicenseResource(fetchFunction: FetchFunction, url: stri
     throw new LicenseRequestError('network_error', `The license server is unreachable: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
   if (expected.includes(response.status)) return response;
-  const headerRetry = Number(response.headers.get('retry-after'));
+  const headerRetry = retryAfterHeaderSeconds(response.headers.get('retry-after'));
   const bytes = new Uint8Array(await response.arrayBuffer().catch(() => new ArrayBuffer(0)));
   try {
     const body = decodeLicenseMessage('error-body', bytes);
-    const retryAfterSeconds = body.retryAfter ?? (Number.isFinite(headerRetry) && headerRetry >= 0 ? headerRetry : undefined);
+    const retryAfterSeconds = body.retryAfter ?? headerRetry;
     throw new LicenseRequestError(body.code, body.message ?? `License server error ${body.code}.`, {
       status: response.status,
       ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),

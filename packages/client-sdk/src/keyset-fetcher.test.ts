@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ArtifactError, ManualClock, encodeCanonical, hexEncode } from '@tollgate/core';
+import { ArtifactError, ManualClock, decodeSign1, encodeCanonical, encodeKeyset, encodeSign1, hexEncode } from '@tollgate/core';
 import { LicenseRequestError, createKeysetFetcher, maxAgeSeconds } from '@tollgate/client-sdk';
 import { vectorEpochs, vectorNow, vectorRoots } from '../../core/test/vectors/license-fixtures';
 import { createFakeLicenseServer } from '../test/fake-server';
@@ -55,13 +55,48 @@ describe('createKeysetFetcher', () => {
     expect(fetcher.current()).toBeUndefined();
   });
 
-  it('refuses a keyset that does not verify against the pins and keeps the previous one', async () => {
+  it('refuses a keyset none of whose certificates comes from a pinned root, caching nothing', async () => {
     const clock = new ManualClock(vectorNow * 1000);
     const server = await createFakeLicenseServer({ clock });
     const fetcher = createKeysetFetcher({ baseUrl: 'https://license.test', pinnedRoots: [vectorRoots.unpinned.publicKey], fetch: server.fetch, clock });
     await expect(fetcher.get()).rejects.toMatchObject({ reason: 'unpinned_root' });
     await expect(fetcher.get()).rejects.toBeInstanceOf(ArtifactError);
     expect(fetcher.current()).toBeUndefined();
+  });
+
+  it('refuses a tampered keyset and keeps the previous one for offline decisions', async () => {
+    const { server, fetcher, clock } = await setup();
+    const previous = await fetcher.get();
+    const [first, second] = server.certificates as [Uint8Array, Uint8Array];
+    const parts = decodeSign1(first);
+    // Names the pinned root but carries another key's signature.
+    const tampered = encodeSign1(parts.protectedBytes, parts.payload, await vectorRoots.unpinned.signer.sign(parts.payload));
+    server.replaceKeysetResponse(
+      () =>
+        new Response(encodeKeyset({ protoVersion: 1, certificates: [tampered, second], revocationEpoch: 9 }) as BodyInit, {
+          status: 200,
+          headers: { 'cache-control': 'public, max-age=300' },
+        }),
+    );
+    clock.advance(300_000);
+    await expect(fetcher.get()).rejects.toMatchObject({ reason: 'bad_signature' });
+    expect(fetcher.current()).toBe(previous);
+    expect(fetcher.freshUntil()).toBe(vectorNow + 300);
+    expect(server.seen).toHaveLength(2);
+  });
+
+  it('leaves retryAfterSeconds undefined when the server sent no Retry-After', async () => {
+    const { server, fetcher } = await setup();
+    server.replaceKeysetResponse(() => new Response(encodeCanonical(new Map<number, number>([[0, 5000]])) as BodyInit, { status: 500 }));
+    const error = await fetcher.get().catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 5000, status: 500 });
+    expect((error as LicenseRequestError).retryAfterSeconds).toBeUndefined();
+    server.replaceKeysetResponse(() => new Response(encodeCanonical(new Map<number, number>([[0, 5000]])) as BodyInit, { status: 503, headers: { 'retry-after': '7' } }));
+    expect(await fetcher.get().catch((caught: unknown) => caught)).toMatchObject({ retryAfterSeconds: 7 });
+    server.replaceKeysetResponse(
+      () => new Response(encodeCanonical(new Map<number, number>([[0, 5000]])) as BodyInit, { status: 503, headers: { 'retry-after': 'Wed, 21 Oct 2026 07:28:00 GMT' } }),
+    );
+    expect(((await fetcher.get().catch((caught: unknown) => caught)) as LicenseRequestError).retryAfterSeconds).toBeUndefined();
   });
 
   it('reports unreachable servers and non-protocol answers', async () => {

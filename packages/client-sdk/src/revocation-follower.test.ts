@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock, hexEncode, type RevocationBatch } from '@tollgate/core';
+import { ManualClock, encodeKeyset, hexEncode, signArtifact, type RevocationBatch } from '@tollgate/core';
 import { RevocationFeedError, createRevocationFollower, verifyKeyset } from '@tollgate/client-sdk';
-import { vectorEpochs, vectorNow, vectorPins } from '../../core/test/vectors/license-fixtures';
+import { epochCertificateFor, vectorBytes, vectorEpochs, vectorNow, vectorPins } from '../../core/test/vectors/license-fixtures';
 import { createFakeLicenseServer } from '../test/fake-server';
 
 async function setup(published: number) {
@@ -55,6 +55,22 @@ describe('createRevocationFollower', () => {
     const follower = createRevocationFollower({ baseUrl: 'https://license.test', keys: () => onlyAcme, fetch: server.fetch, clock });
     await expect(follower.sync()).rejects.toMatchObject({ reason: 'unknown_key' });
     expect(follower.state().revocationEpoch).toBe(0);
+  });
+
+  it('refuses a batch signed by an epoch that an applied batch revoked, and still takes the genuine next batch', async () => {
+    const { global, unlisted } = vectorEpochs;
+    const certificates = await Promise.all([global, unlisted].map((epoch) => epochCertificateFor(epoch)));
+    const keyset = verifyKeyset(encodeKeyset({ protoVersion: 1, certificates, revocationEpoch: 2 }), vectorPins, vectorNow);
+    const batch = (seq: number, signer: typeof global.signer, epochIds: Uint8Array[] = []) =>
+      signArtifact('revocation-batch', { protoVersion: 1, seq, issuedAt: vectorNow, licenseIds: [vectorBytes(`revoked-${seq}`, 16)], machineIds: [], epochIds }, { signer });
+    const follower = createRevocationFollower({ baseUrl: 'https://license.test', keys: () => keyset, clock: new ManualClock(vectorNow * 1000) });
+    await follower.apply(await batch(1, global.signer, [unlisted.epochId]), keyset);
+    expect(follower.state().revokedEpochIds).toEqual([unlisted.epochIdHex]);
+    // Whoever holds the revoked epoch's key forges the next batch: it verifies, but must not be applied.
+    const forged = await follower.apply(await batch(2, unlisted.signer), keyset).catch((error: unknown) => error);
+    expect(forged).toMatchObject({ reason: 'revoked_epoch' });
+    expect(follower.state().revocationEpoch).toBe(1);
+    expect((await follower.apply(await batch(2, global.signer), keyset)).seq).toBe(2);
   });
 
   it('fails when the feed ends below the revocation epoch the server announced', async () => {

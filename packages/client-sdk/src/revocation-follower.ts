@@ -34,7 +34,10 @@ export interface RevocationFollower {
    * (`rollback`); a higher one becomes the target of the next {@link RevocationFollower.sync}.
    */
   observe(announcedEpoch: number): void;
-  /** Verifies one batch envelope and applies it; it must be exactly the next sequence number. */
+  /**
+   * Verifies one batch envelope and applies it; it must be exactly the next sequence number and must
+   * not be signed by an epoch that an applied batch revoked (`revoked_epoch`).
+   */
   apply(envelope: Uint8Array, keys: EpochKeySource): Promise<RevocationBatch>;
   /** Fetches and applies every batch after the current epoch; fails `incomplete` below an announced epoch. */
   sync(): Promise<RevocationBatch[]>;
@@ -44,7 +47,7 @@ export interface RevocationFollower {
  * A revocation-feed follower. It persists nothing itself but exposes its state for the app to store,
  * keeps the highest revocation epoch it has seen and refuses to go backwards, and refuses any batch that
  * is not exactly the next one. Every batch is verified (`revocation-batch`, signed by a global epoch of
- * the verified keyset) before it is applied.
+ * the verified keyset that no applied batch has revoked) before it is applied.
  *
  * @param options - Server, keys, saved state, callback, fetch, clock.
  * @returns The follower.
@@ -77,7 +80,9 @@ export function createRevocationFollower(options: RevocationFollowerOptions): Re
   };
 
   const apply = async (envelope: Uint8Array, keys: EpochKeySource): Promise<RevocationBatch> => {
-    const { payload } = verifyArtifact(envelope, 'revocation-batch', keys, { now: unixSeconds(clock) });
+    // Epochs revoked by batches already applied sign nothing more: a batch signed by one is a forgery by
+    // whoever holds its key, however well it verifies.
+    const { payload } = verifyArtifact(envelope, 'revocation-batch', keys, { now: unixSeconds(clock), revokedEpochIds });
     if (payload.seq <= applied) throw new RevocationFeedError('replayed', `Batch ${payload.seq} is already applied (at ${applied}).`, { details: { seq: payload.seq, applied } });
     if (payload.seq !== applied + 1) throw new RevocationFeedError('gap', `Batch ${payload.seq} skips past ${applied + 1}.`, { details: { seq: payload.seq, expected: applied + 1 } });
     await options.onBatch?.(payload);

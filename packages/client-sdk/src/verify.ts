@@ -37,9 +37,12 @@ export function decodePins(pinnedRoots: readonly PinnedRoot[]): Uint8Array[] {
 
 /**
  * Verifies the body of `GET /v1/keys` against the roots pinned in the app (current and next). The
- * keyset is not trusted by itself: every epoch certificate must be signed by a pinned root and name it
- * as issuer, or the whole keyset is refused. Certificates expired at `now` are dropped; a successor
- * whose window has not opened yet is kept, so a rotation needs no refetch.
+ * keyset is not trusted by itself: a certificate whose `kid` names a root you do not pin is skipped
+ * (counted in `unpinnedCertificates`); every other certificate must be signed by the pinned root it
+ * names, or the whole keyset is refused; and a keyset none of whose certificates names a pinned root
+ * is refused (`unpinned_root`). Certificates expired at `now` (give or take the 300 s clock skew) are
+ * kept apart in `expiredEpochs`, which verify revocation batches only; a successor whose window has not
+ * opened yet stays in `epochs`, so a rotation needs no refetch.
  *
  * @param keyset - The CBOR body of `GET /v1/keys`.
  * @param pinnedRoots - Root public keys (bytes or hex), current then next.

@@ -39,7 +39,8 @@ export interface StartLicenseOptions {
 
 /**
  * Opens the database (PGlite under the data dir, or `DATABASE_URL`), applies migrations, loads the trust
- * chain (in dev mode creating a dev root and epoch on first start), and serves the license service.
+ * chain (in dev mode creating a dev root and epoch on first start), builds the keyset once, and serves
+ * the license service. It refuses to start when that first keyset build fails (see `createLicenseTrust`).
  * `close()` stops it gracefully.
  *
  * @example
@@ -70,18 +71,30 @@ export async function startLicenseServer(config: LicenseConfig, options: StartLi
           devTrust = await ensureDevTrust(config, database.sql, { masterKey, clock });
           print(describeDevTrust(devTrust));
         }
+        const pinnedRoots = devTrust ? [devTrust.rootPublicKey] : config.rootPublicKeys;
         const trust = createLicenseTrust({
           sql: database.sql,
           masterKey,
+          pinnedRoots,
           clock,
           logger,
           refreshIntervalMs: config.keysetRefreshSeconds * 1000,
           ...(options.keysetGate === undefined ? {} : { firstBuildGate: options.keysetGate }),
         });
+        // A server that cannot build its keyset would answer 503 on /v1/keys forever while /health says
+        // 200: refuse to start instead. (Tests holding the gate observe the cold cache, so they skip this.)
+        if (options.keysetGate === undefined) {
+          try {
+            await trust.firstBuild();
+          } catch (error) {
+            await trust.close();
+            throw error;
+          }
+        }
         const client = [...healthRoutes(database), ...keysRoutes(trust), ...revocationRoutes(database.sql)];
         return {
           listener: createLicenseApp({ client }, logger),
-          context: { logger, trust, pinnedRoots: devTrust ? [devTrust.rootPublicKey] : config.rootPublicKeys, devTrust },
+          context: { logger, trust, pinnedRoots, devTrust },
           stop: () => trust.close(),
         };
       },

@@ -126,6 +126,24 @@ for (const engine of serverEngines) {
       expect((await cli(['root', 'create', '--out', join(work, 'x.key'), '--force'], {})).status).toBe(2);
       expect((await cli(['help'], {})).stdout).toMatch(/root create --out <file>/);
     });
+
+    it('prints the usage and exits 2 for a missing option value or a stray argument', async () => {
+      for (const args of [['root', 'create', '--out'], ['epoch', 'create', 'stray'], ['epoch', 'load', '--certificate'], ['root', 'sign', '--root', 'a', 'b']]) {
+        const run = await cli(args, env);
+        expect(run.status, args.join(' ')).toBe(2);
+        expect(run.stderr, args.join(' ')).toMatch(/Usage: tollgate-license/);
+      }
+      expect(existsSync(join(work, '--out'))).toBe(false);
+    });
+
+    it('refuses epoch create with a generated dev master key when root pins are configured', async () => {
+      const withoutMasterKey = { ...sandbox.env, LICENSE_ROOT_PUBLIC_KEYS: rootPublicKeyHex };
+      const run = await cli(['epoch', 'create'], withoutMasterKey);
+      expect(run.status).toBe(1);
+      expect(run.stderr).toMatch(/LICENSE_MASTER_KEY/);
+      expect(run.stdout).toBe('');
+      expect(existsSync(join(sandbox.dataDir, 'license', 'master.key'))).toBe(false);
+    });
   });
 }
 

@@ -42,13 +42,15 @@ describe('license server', () => {
   });
 
   it('closes the listener and the database on close()', async () => {
-    const second = await startLicenseServer(
-      loadLicenseConfig({ LICENSE_PORT: '0', TOLLGATE_DATA_DIR: mkdtempSync(join(tmpdir(), 'tollgate-license-')), LOG_LEVEL: 'silent' }),
-      { print: () => undefined },
-    );
-    expect((await fetch(`${second.url}/health`)).status).toBe(200);
-    await second.close();
-    await expect(fetch(`${second.url}/health`)).rejects.toThrow();
-    expect(await second.database.ping(500)).toBe(false);
+    const secondDataDir = mkdtempSync(join(tmpdir(), 'tollgate-license-'));
+    try {
+      const second = await startLicenseServer(loadLicenseConfig({ LICENSE_PORT: '0', TOLLGATE_DATA_DIR: secondDataDir, LOG_LEVEL: 'silent' }), { print: () => undefined });
+      expect((await fetch(`${second.url}/health`)).status).toBe(200);
+      await second.close();
+      await expect(fetch(`${second.url}/health`)).rejects.toThrow();
+      expect(await second.database.ping(500)).toBe(false);
+    } finally {
+      rmSync(secondDataDir, { recursive: true, force: true });
+    }
   });
 });

@@ -74,7 +74,7 @@ describe('renderLicenseClientError', () => {
     expect([...decoded.entries()]).toEqual([[0, 5000], [1, 'Keyset cache is cold.'], [2, 1]]);
   });
 
-  it('keeps the message within the protocol's 1,024 bytes, on a character boundary', () => {
+  it('keeps the message within the protocol limit of 1,024 bytes, on a character boundary', () => {
     const rendered = renderLicenseClientError(new RequestError('malformed_request', `bad key ${'é'.repeat(2_000)}`));
     const message = (decodeCanonical(rendered.body) as Map<number, unknown>).get(1) as string;
     expect(new TextEncoder().encode(message).length).toBeLessThanOrEqual(1_024);

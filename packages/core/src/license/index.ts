@@ -9,6 +9,7 @@ export {
   maxRevocationBatchIds,
   revocationPageSize,
   maxKeysetCertificates,
+  licenseClockSkewSeconds,
 } from './protocol';
 export type { CborRecordSpec } from './cbor-record';
 export {
@@ -101,13 +102,16 @@ export {
   type CreatePendingEpochOptions,
   type ActivateEpochCertificateOptions,
   type EpochSigningKey,
+  type UnopenableEpoch,
+  type LoadedEpochSigningKeys,
 } from './storage/epoch-store';
 export {
   publishRevocationBatch,
   readRevocationHead,
   readRevocationPage,
   type RevocationBatchInput,
+  type PublishRevocationBatchOptions,
   type PublishedRevocationBatch,
   type RevocationPage,
 } from './storage/revocation-store';
-export { buildKeyset, type PublishedKeyset } from './storage/keyset-store';
+export { buildKeyset, type PublishedKeyset, type BuildKeysetOptions, type SkippedCertificate } from './storage/keyset-store';

@@ -3,9 +3,12 @@ import {
   createNobleEd25519Signer,
   createRootSigner,
   decodeEpochCertificateRequest,
+  decodeSign1,
   encodeEpochCertificateRequest,
   encodeKeyset,
+  encodeSign1,
   hexEncode,
+  licenseClockSkewSeconds,
   rootKeyDigest,
   rootKeyIdHex,
   sha256,
@@ -84,8 +87,44 @@ describe('verifyKeyset', () => {
     expect(() => verifyArtifact(order, 'kill-order', { keys: keyset, productId: vectorProductId, now: vectorNow })).toThrow(expect.objectContaining({ reason: 'unknown_key' }));
   });
 
-  it('refuses a keyset when only the next root is pinned and a certificate comes from the current one', async () => {
-    await expect(keysetOf(global).then((bytes) => verifyKeyset(bytes, [vectorRoots.next.publicKey], vectorNow))).rejects.toMatchObject({ reason: 'unpinned_root' });
+  it('skips certificates from roots the client does not pin, keeping the pinned ones', async () => {
+    // After a root rotation: the client pins only the next root, the server still lists the current root's epochs.
+    const keyset = verifyKeyset(await keysetOf(global, expired, successor), [vectorRoots.next.publicKey], vectorNow);
+    expect([...keyset.epochs.keys()]).toEqual([successor.epochIdHex]);
+    expect(keyset.expiredEpochs.size).toBe(0);
+    expect(keyset.unpinnedCertificates).toBe(2);
+    const payloads = await samplePayloads();
+    const fromSkipped = await signArtifact('kill-order', payloads['kill-order'], { signer: global.signer, productId: vectorProductId });
+    expect(() => verifyArtifact(fromSkipped, 'kill-order', { keys: keyset, productId: vectorProductId, now: vectorNow })).toThrow(expect.objectContaining({ reason: 'unknown_key' }));
+  });
+
+  it('refuses a keyset none of whose certificates names a pinned root, but accepts an empty one', async () => {
+    await expect(keysetOf(global, expired).then((bytes) => verifyKeyset(bytes, [vectorRoots.next.publicKey], vectorNow))).rejects.toMatchObject({ reason: 'unpinned_root' });
+    expect(verifyKeyset(await keysetOf(), [vectorRoots.next.publicKey], vectorNow).epochs.size).toBe(0);
+  });
+
+  it('still refuses the whole keyset for a certificate that names a pinned root but does not verify, or a duplicate', async () => {
+    const certificates = await Promise.all([global, successor].map((epoch) => epochCertificateFor(epoch)));
+    // Names the current (pinned) root but carries another key's signature: tampering, not a rotation.
+    const parts = decodeSign1(certificates[0] as Uint8Array);
+    const wrongSignature = encodeSign1(parts.protectedBytes, parts.payload, await vectorRoots.unpinned.signer.sign(parts.payload));
+    const refused = (list: Uint8Array[]) => {
+      try {
+        verifyKeyset(encodeKeyset({ protoVersion: 1, certificates: list, revocationEpoch: 0 }), vectorPins, vectorNow);
+      } catch (error) {
+        return (error as { reason?: string }).reason;
+      }
+      return undefined;
+    };
+    expect(refused([wrongSignature, certificates[1] as Uint8Array])).toBe('bad_signature');
+    expect(refused([certificates[0] as Uint8Array, certificates[0] as Uint8Array])).toBe('invalid_payload');
+    expect(refused(certificates)).toBeUndefined();
+  });
+
+  it('keeps an epoch among the current ones until 300 s after it ends (clock skew), then lists it as expired', async () => {
+    const bytes = await keysetOf(global);
+    expect([...verifyKeyset(bytes, vectorPins, global.notAfter + licenseClockSkewSeconds - 1).epochs.keys()]).toEqual([global.epochIdHex]);
+    expect([...verifyKeyset(bytes, vectorPins, global.notAfter + licenseClockSkewSeconds).expiredEpochs.keys()]).toEqual([global.epochIdHex]);
   });
 
   it('refuses empty or malformed pins and a non-integer time', async () => {

@@ -109,3 +109,18 @@ export const revocationPageSize = 64;
  * ```
  */
 export const maxKeysetCertificates = 1000;
+
+/**
+ * How far, in seconds, a verifier's clock may differ from the server's. Verifiers accept an epoch from
+ * `notBefore − 300` until `notAfter + 300` (exclusive) of their own clock and a revocation batch dated
+ * up to 300 s after it; servers sign with a new epoch only once its `notBefore` is at least this far in
+ * the past (when an older epoch is still valid), so clocks running behind by up to twice this margin
+ * still accept fresh artifacts.
+ *
+ * @example
+ * ```ts
+ * import { licenseClockSkewSeconds } from '@tollgate/core';
+ * const acceptedFrom = epoch.notBefore - licenseClockSkewSeconds;
+ * ```
+ */
+export const licenseClockSkewSeconds = 300;

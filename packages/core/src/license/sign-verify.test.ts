@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   ArtifactError,
+  checkEpochWindow,
   decodeArtifactPayload,
   decodeCanonical,
   decodeSign1,
@@ -9,6 +10,7 @@ import {
   hexEncode,
   inspectArtifact,
   isArtifactError,
+  licenseClockSkewSeconds,
   signArtifact,
   verifyArtifact,
   verifyEd25519,
@@ -101,14 +103,31 @@ describe('signArtifact / verifyArtifact', () => {
     expect(() => verifyArtifact(sample.envelope, 'epoch-certificate' as never, { keys, now: vectorNow })).toThrow(TypeError);
   });
 
-  it('names the epoch window it refuses, at the exact boundaries', async () => {
+  it('names the epoch window it refuses, widened by the clock skew allowance at the exact boundaries', async () => {
+    expect(licenseClockSkewSeconds).toBe(300);
     const payloads = await samplePayloads();
     const envelope = await signArtifact('kill-order', payloads['kill-order'], { signer: acme.signer, productId: vectorProductId });
     const at = (now: number) => reasonOf(() => verifyArtifact(envelope, 'kill-order', { keys, productId: vectorProductId, now }));
-    expect(at(acme.notBefore - 1)).toBe('epoch_not_yet_valid');
-    expect(at(acme.notBefore)).toBeUndefined();
-    expect(at(acme.notAfter - 1)).toBeUndefined();
-    expect(at(acme.notAfter)).toBe('expired_epoch');
+    // A verifier whose clock runs up to 300 s behind (or ahead of) the server still accepts the epoch.
+    expect(at(acme.notBefore - licenseClockSkewSeconds - 1)).toBe('epoch_not_yet_valid');
+    expect(at(acme.notBefore - licenseClockSkewSeconds)).toBeUndefined();
+    expect(at(acme.notAfter + licenseClockSkewSeconds - 1)).toBeUndefined();
+    expect(at(acme.notAfter + licenseClockSkewSeconds)).toBe('expired_epoch');
+    // Without tolerance, checkEpochWindow keeps the exact window.
+    expect(reasonOf(() => checkEpochWindow(acme, acme.notBefore - 1))).toBe('epoch_not_yet_valid');
+    expect(reasonOf(() => checkEpochWindow(acme, acme.notAfter))).toBe('expired_epoch');
+  });
+
+  it('accepts a revocation batch dated up to 300 s after the verifier clock, and checks its epoch exactly at issuedAt', async () => {
+    const payloads = await samplePayloads();
+    const batchAt = async (issuedAt: number) =>
+      signArtifact('revocation-batch', { ...payloads['revocation-batch'], issuedAt }, { signer: global.signer });
+    const verifyAt = (envelope: Uint8Array, now: number) => reasonOf(() => verifyArtifact(envelope, 'revocation-batch', { keys, now }));
+    const early = await batchAt(vectorNow + licenseClockSkewSeconds);
+    expect(verifyAt(early, vectorNow)).toBeUndefined();
+    expect(verifyAt(early, vectorNow - 1)).toBe('invalid_payload');
+    expect(verifyAt(await batchAt(global.notAfter), global.notAfter)).toBe('expired_epoch');
+    expect(verifyAt(await batchAt(global.notAfter - 1), global.notAfter + 10 * licenseClockSkewSeconds)).toBeUndefined();
   });
 
   it('rejects every non-canonical re-encoding of a valid artifact, never accepting one', async () => {

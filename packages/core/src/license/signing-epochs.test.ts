@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TrustChainError, pickSigningEpoch, type SigningEpoch } from '@tollgate/core';
+import { TrustChainError, licenseClockSkewSeconds, pickSigningEpoch, type SigningEpoch } from '@tollgate/core';
 import { vectorEpochs, vectorNow, vectorProductId } from '../../test/vectors/license-fixtures';
 
 const signing = (fixture: (typeof vectorEpochs)[keyof typeof vectorEpochs]): SigningEpoch => ({ epoch: fixture, signer: fixture.signer });
@@ -22,10 +22,15 @@ describe('pickSigningEpoch', () => {
     expect(() => pickSigningEpoch([signing(vectorEpochs.acme)], { now: vectorNow })).toThrow(TrustChainError);
   });
 
-  it('switches to the newest epoch as soon as its window opens, and never uses an expired one', () => {
+  it('switches to the newest epoch once its window has been open for the skew margin, and never uses an expired one', () => {
     const { successor, global, expired } = vectorEpochs;
     expect(pickSigningEpoch(all, { now: successor.notBefore - 1 }).epoch.epochIdHex).toBe(global.epochIdHex);
-    expect(pickSigningEpoch(all, { now: successor.notBefore }).epoch.epochIdHex).toBe(successor.epochIdHex);
+    // Clients whose clocks run behind would not accept the successor yet: the settled epoch keeps signing.
+    expect(pickSigningEpoch(all, { now: successor.notBefore }).epoch.epochIdHex).toBe(global.epochIdHex);
+    expect(pickSigningEpoch(all, { now: successor.notBefore + licenseClockSkewSeconds - 1 }).epoch.epochIdHex).toBe(global.epochIdHex);
+    expect(pickSigningEpoch(all, { now: successor.notBefore + licenseClockSkewSeconds }).epoch.epochIdHex).toBe(successor.epochIdHex);
+    // A fresh epoch still signs when no settled one is valid.
+    expect(pickSigningEpoch([signing(successor), signing(expired)], { now: successor.notBefore }).epoch.epochIdHex).toBe(successor.epochIdHex);
     const error = (() => {
       try {
         pickSigningEpoch([signing(expired)], { now: vectorNow });

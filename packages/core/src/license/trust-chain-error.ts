@@ -6,9 +6,13 @@ import { TollgateError, type TollgateErrorOptions } from '../errors/base';
  * - `certificate_mismatch`: the certificate's key, window or scope differ from what the server requested;
  * - `epoch_revoked`: the epoch was revoked and cannot be activated again;
  * - `no_signing_epoch`: no active epoch may sign this artifact now (none valid, or none for its scope);
- * - `invalid_batch`: a revocation batch with no ids, too many ids, or malformed ids.
+ * - `invalid_batch`: a revocation batch with no ids, too many ids, or malformed ids;
+ * - `invalid_signer`: a revocation batch signer that clients could not verify: its `kid` names no
+ *   stored epoch, or one that is not active, is scoped to a product, or is outside its window at the
+ *   batch's `issuedAt`, or its signature does not verify with the stored public key (`details.problem`
+ *   says which).
  */
-export type TrustChainErrorCode = 'unknown_epoch' | 'certificate_mismatch' | 'epoch_revoked' | 'no_signing_epoch' | 'invalid_batch';
+export type TrustChainErrorCode = 'unknown_epoch' | 'certificate_mismatch' | 'epoch_revoked' | 'no_signing_epoch' | 'invalid_batch' | 'invalid_signer';
 
 /**
  * A refused trust-chain operation (CLI ceremony, Admin epoch upload, revocation publishing).

@@ -3,7 +3,7 @@ import { ArtifactError } from './artifact-error';
 import { decodeSign1, sigStructure, type ProtectedHeader, type Sign1Parts } from './cose-sign1';
 import { licenseExternalAad } from './domain';
 import { artifactKinds, isArtifactKind, kindOfContentType, type ArtifactKind, type ArtifactPayloads } from './kinds';
-import { artifactDecodeLimits, licenseWireLengths, productIdPattern } from './protocol';
+import { artifactDecodeLimits, licenseClockSkewSeconds, licenseWireLengths, productIdPattern } from './protocol';
 import { decodeStrict, parseRecord } from './record-codec';
 
 /** An epoch public key with its validity window, as a verified certificate states it. */
@@ -43,9 +43,12 @@ export type SignatureVerifier = (publicKey: Uint8Array, message: Uint8Array, sig
 export interface VerifyArtifactOptions {
   /** The verified epoch keys (a `VerifiedKeyset`). */
   keys: EpochKeySource;
-  /** The product the caller expects; required for product-bound kinds, refused for global kinds. */
+  /** The product the caller expects; required for product-bound kinds, ignored for global kinds. */
   productId?: string;
-  /** Verification time in unix seconds: the signing epoch must be valid at this time. */
+  /**
+   * Verification time in unix seconds (the verifier's clock): the signing epoch must be valid at this
+   * time, give or take `licenseClockSkewSeconds`.
+   */
   now: number;
   /** Epoch ids (hex) revoked by the revocation feed; artifacts they signed are refused. */
   revokedEpochIds?: ReadonlySet<string>;
@@ -95,25 +98,28 @@ export function inspectArtifact(bytes: Uint8Array): InspectedArtifact {
 }
 
 /**
- * Refuses an epoch outside its window at `now`.
+ * Refuses an epoch outside its window at `now`, widened by `toleranceSeconds` on both sides: the epoch
+ * is accepted while `notBefore − tolerance ≤ now < notAfter + tolerance`.
  *
  * @param epoch - The epoch key.
  * @param now - Unix seconds.
+ * @param toleranceSeconds - Clock skew allowed (0 by default: the exact window; `verifyArtifact` passes
+ *   `licenseClockSkewSeconds` for the verifier's clock).
  * @throws {@link ArtifactError} `epoch_not_yet_valid` or `expired_epoch`.
  *
  * @example
  * ```ts
- * import { checkEpochWindow } from '@tollgate/core';
- * checkEpochWindow(epoch, Math.floor(Date.now() / 1000)); // throws expired_epoch after notAfter
+ * import { checkEpochWindow, licenseClockSkewSeconds } from '@tollgate/core';
+ * checkEpochWindow(epoch, Math.floor(Date.now() / 1000), licenseClockSkewSeconds); // throws expired_epoch after notAfter + 300
  * ```
  */
-export function checkEpochWindow(epoch: Pick<EpochKey, 'epochIdHex' | 'notBefore' | 'notAfter'>, now: number): void {
-  if (now < epoch.notBefore) {
+export function checkEpochWindow(epoch: Pick<EpochKey, 'epochIdHex' | 'notBefore' | 'notAfter'>, now: number, toleranceSeconds = 0): void {
+  if (now + toleranceSeconds < epoch.notBefore) {
     throw new ArtifactError('epoch_not_yet_valid', `Epoch ${epoch.epochIdHex} is not valid before ${epoch.notBefore}.`, {
       details: { epochId: epoch.epochIdHex, notBefore: epoch.notBefore, now },
     });
   }
-  if (now >= epoch.notAfter) {
+  if (now - toleranceSeconds >= epoch.notAfter) {
     throw new ArtifactError('expired_epoch', `Epoch ${epoch.epochIdHex} expired at ${epoch.notAfter}.`, {
       details: { epochId: epoch.epochIdHex, notAfter: epoch.notAfter, now },
     });
@@ -169,13 +175,15 @@ export function verifySignatureAndPayload<Kind extends ArtifactKind>(
  * its {@link ArtifactErrorReason}: strict envelope and header encoding (`bad_encoding`); the header's
  * content type (`unknown_kind`, `wrong_kind`); the product label against `productId` (`wrong_domain`);
  * the `kid` among the verified epochs (`unknown_key`), not revoked (`revoked_epoch`), its product scope
- * (`wrong_domain`) and window at `now` (`epoch_not_yet_valid`, `expired_epoch`); the Ed25519 signature
- * over `["Signature1", protected, domain(kind, product), payload]` (`bad_signature`); and finally the
- * payload's canonical encoding and layout (`bad_encoding`, `invalid_payload`).
+ * (`wrong_domain`) and window at `now` give or take `licenseClockSkewSeconds` (`epoch_not_yet_valid`,
+ * `expired_epoch`); the Ed25519 signature over `["Signature1", protected, domain(kind, product),
+ * payload]` (`bad_signature`); and finally the payload's canonical encoding and layout (`bad_encoding`,
+ * `invalid_payload`).
  *
  * Revocation batches are the one exception to "valid at `now`": published batches never change, so the
- * window is checked at the batch's signed `issuedAt` (which may not lie after `now`), and expired epochs
- * from `keys.expiredEpochs` are accepted for them.
+ * window is checked exactly at the batch's signed `issuedAt` (server time, which may not lie more than
+ * `licenseClockSkewSeconds` after `now`), and expired epochs from `keys.expiredEpochs` are accepted for
+ * them.
  *
  * Epoch certificates are verified against root pins instead: see `verifyEpochCertificate`.
  *
@@ -217,12 +225,12 @@ export function verifyArtifact<Kind extends Exclude<ArtifactKind, 'epoch-certifi
       details: { epochId: epochIdHex, productScope: epoch.productScope, productId },
     });
   }
-  if (!isBatch) checkEpochWindow(epoch, options.now);
+  if (!isBatch) checkEpochWindow(epoch, options.now, licenseClockSkewSeconds);
   const payload = verifySignatureAndPayload(parts, kind, productId, epoch.publicKey, options.verify ?? verifyEd25519);
   if (isBatch) {
     const issuedAt = (payload as ArtifactPayloads['revocation-batch']).issuedAt;
     checkEpochWindow(epoch, issuedAt);
-    if (issuedAt > options.now) {
+    if (issuedAt > options.now + licenseClockSkewSeconds) {
       throw new ArtifactError('invalid_payload', 'The revocation batch is dated after the verification time.', { details: { issuedAt, now: options.now } });
     }
   }

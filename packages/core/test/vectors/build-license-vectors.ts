@@ -44,9 +44,9 @@ import type { ArtifactVector, KeysetVector, LicenseVectorFile, MessageVector, Re
 const about = [
   'Known-answer vectors of the Tollgate license protocol v1 (docs/protocol.md). Bytes are lower-case hex, times unix seconds.',
   'Keys: every seed is SHA-256("tollgate/license/v1/test-vectors/" + name). Public test material: never use it in production.',
-  'artifacts: canonical payload (with its CBOR diagnostic), protected header, external_aad = domain bytes, sig_structure = ["Signature1", protected, external_aad, payload], the Ed25519 signature over it, and the untagged COSE_Sign1 envelope. Verify each with the named signer (a root for epoch certificates, an epoch otherwise) at `now`. Revocation batches are the exception to "the epoch is valid at now": their epoch window is checked at the signed issued_at (key 2), which must not lie after now, so batches signed by an epoch that has expired since stay verifiable.',
+  'artifacts: canonical payload (with its CBOR diagnostic), protected header, external_aad = domain bytes, sig_structure = ["Signature1", protected, external_aad, payload], the Ed25519 signature over it, and the untagged COSE_Sign1 envelope. Verify each with the named signer (a root for epoch certificates, an epoch otherwise) at `now`. Verifiers allow 300 s of clock skew: an epoch is accepted while not_before - 300 <= now < not_after + 300. Revocation batches are the exception to "the epoch is valid at now": their epoch window is checked exactly at the signed issued_at (key 2), which must not lie more than 300 s after now, so batches signed by an epoch that has expired since stay verifiable.',
   'device_requests: the request without key 15 (signed_payload) is the detached COSE payload; proof = Ed25519(device key, proof_message); encoded is the full request with the proof at key 15.',
-  'messages: canonical encodings of the unsigned messages. keysets: verify every certificate against pinned_roots at now; expect the listed unexpired epochs or the error.',
+  'messages: canonical encodings of the unsigned messages. keysets: skip every certificate whose kid names no root of pinned_roots, verify all the others against pinned_roots (one failure refuses the keyset), refuse a keyset whose certificates all were skipped (unpinned_root), and split the epochs into unexpired and expired at now (expired once now >= not_after + 300); expect the listed epochs or the error.',
   'negative: each input must fail with expected_error. check=artifact: verify as kind for product_id with the keys of the listed epochs (and revoked_epochs) at now; check=certificate: verify against pinned_roots and refuse a certificate expired at now (a successor not valid yet is accepted); check=device_request: decode as kind and check the proof with the device key.',
 ];
 
@@ -128,7 +128,7 @@ export async function buildLicenseVectors(): Promise<LicenseVectorFile> {
   const certificates = await vectorCertificates();
   const certificateOf = (fixture: EpochFixture) => certificates[fixture.name] as Uint8Array;
   const payloads = await samplePayloads();
-  const { global, acme, successor, expired } = vectorEpochs;
+  const { global, acme, successor, expired, unlisted } = vectorEpochs;
 
   const artifacts: ArtifactVector[] = [];
   for (const fixture of Object.values(vectorEpochs)) {
@@ -152,6 +152,13 @@ export async function buildLicenseVectors(): Promise<LicenseVectorFile> {
     await artifactVector('validation-ticket', 'validation-ticket', payloads['validation-ticket'], acmeSigner, vectorProductId),
     await artifactVector('kill-order', 'kill-order', payloads['kill-order'], acmeSigner, vectorProductId),
     await artifactVector('revocation-batch', 'revocation-batch', payloads['revocation-batch'], globalSigner, undefined),
+    await artifactVector(
+      'revocation-batch/issued-within-skew',
+      'revocation-batch',
+      { ...payloads['revocation-batch'], issuedAt: vectorNow + 300 },
+      globalSigner,
+      undefined,
+    ),
     await artifactVector(
       'revocation-batch/expired-epoch',
       'revocation-batch',
@@ -186,6 +193,22 @@ export async function buildLicenseVectors(): Promise<LicenseVectorFile> {
       pinned_roots: pins,
       now: vectorNow,
       expected: { epochs: [global.epochIdHex, acme.epochIdHex, successor.epochIdHex], expired: [expired.epochIdHex], revocation_epoch: 3 },
+    },
+    {
+      name: 'keyset/unpinned-certificate-skipped',
+      encoded: hexEncode(
+        encodeKeyset({ protoVersion: 1, certificates: [certificateOf(global), certificateOf(successor), await epochCertificateFor(unlisted, vectorRoots.unpinned)], revocationEpoch: 1 }),
+      ),
+      pinned_roots: pins,
+      now: vectorNow,
+      expected: { epochs: [global.epochIdHex, successor.epochIdHex], expired: [], revocation_epoch: 1 },
+    },
+    {
+      name: 'keyset/after-root-rotation',
+      encoded: hexEncode(encodeKeyset({ protoVersion: 1, certificates: [expired, global, successor].map(certificateOf), revocationEpoch: 5 })),
+      pinned_roots: [vectorRoots.next.name],
+      now: vectorNow,
+      expected: { epochs: [successor.epochIdHex], expired: [], revocation_epoch: 5 },
     },
     {
       name: 'keyset/empty',

@@ -128,6 +128,22 @@ export async function buildNegativeVectors(inputs: Inputs): Promise<{ negative: 
   artifactCase('truncated-signature', 'The last signature byte removed (63 bytes).', 'validation-ticket', withParts(ticket, { signature: ticketParts.signature.slice(0, 63) }), 'bad_signature');
   artifactCase('unknown-epoch', 'Signed by an epoch the keys do not list.', 'validation-ticket', await signTicket(unlisted.signer, vectorProductId), 'unknown_key');
   artifactCase('expired-epoch', 'Signed by an epoch whose window ended before now.', 'validation-ticket', await signTicket(expired.signer, vectorProductId), 'expired_epoch');
+  artifactCase(
+    'expired-epoch/beyond-skew',
+    'Signed by the global epoch, verified 300 s after its window ended (the skew allowance is used up).',
+    'validation-ticket',
+    await signTicket(global.signer, vectorProductId),
+    'expired_epoch',
+    { now: global.notAfter + 300 },
+  );
+  artifactCase(
+    'not-yet-valid-epoch/beyond-skew',
+    'Signed by the successor epoch, verified 301 s before its window opens (more than the skew allowance).',
+    'validation-ticket',
+    await signTicket(successor.signer, vectorProductId),
+    'epoch_not_yet_valid',
+    { now: successor.notBefore - 301 },
+  );
   artifactCase('not-yet-valid-epoch', 'Signed by the successor epoch before its window opens.', 'validation-ticket', await signTicket(successor.signer, vectorProductId), 'epoch_not_yet_valid');
   artifactCase('revoked-epoch', 'Signed by an epoch the revocation feed revoked.', 'validation-ticket', ticket, 'revoked_epoch', { revoked_epochs: [acme.name] });
   artifactCase('epoch-scope/other-product', 'The acme-editor epoch signing for other-app.', 'validation-ticket', await signTicket(acme.signer, otherProductId), 'wrong_domain', {
@@ -156,6 +172,14 @@ export async function buildNegativeVectors(inputs: Inputs): Promise<{ negative: 
       'A revocation batch dated after the verification time.',
       'revocation-batch',
       await signRaw(global.signer, future.protectedBytes, future.externalAad, future.payload),
+      'invalid_payload',
+    );
+    const beyondSkew = prepareArtifact('revocation-batch', { ...payloads['revocation-batch'], issuedAt: vectorNow + 301 }, global.epochId, undefined);
+    artifactCase(
+      'revocation-batch/dated-beyond-skew',
+      'A revocation batch dated 301 s after the verification time (more than the skew allowance).',
+      'revocation-batch',
+      await signRaw(global.signer, beyondSkew.protectedBytes, beyondSkew.externalAad, beyondSkew.payload),
       'invalid_payload',
     );
     const labelled = encodeProtectedHeader({ alg: -8, contentType: licenseContentType('revocation-batch'), kid: global.epochId, productId: vectorProductId });
@@ -252,7 +276,7 @@ export async function buildNegativeVectors(inputs: Inputs): Promise<{ negative: 
     expected: { error: expected },
   });
   const keysets: KeysetVector[] = [
-    keysetCase('keyset/unpinned-certificate', [globalCertificate, unpinnedCertificate], 'unpinned_root'),
+    keysetCase('keyset/no-pinned-certificate', [unpinnedCertificate], 'unpinned_root'),
     keysetCase('keyset/tampered-certificate', [withParts(globalCertificate, { payload: flipLastByte(decodeSign1(globalCertificate).payload) })], 'bad_signature'),
     keysetCase('keyset/duplicate-epoch', [globalCertificate, globalCertificate], 'invalid_payload'),
     {

@@ -68,7 +68,7 @@ export async function ensureDevTrust(config: Pick<LicenseConfig, 'dataDir'>, sql
 export function describeDevTrust(trust: DevTrust): string {
   return [
     `license dev root ${trust.rootCreated ? 'created' : 'reused'} (${trust.rootPath}); pin it in dev clients:`,
-    `  LICENSE_ROOT_PUBLIC_KEY=${hexEncode(trust.rootPublicKey)}`,
+    `  LICENSE_ROOT_PUBLIC_KEYS=${hexEncode(trust.rootPublicKey)}`,
     ...(trust.createdEpochId === undefined ? [] : [`  new dev signing epoch ${trust.createdEpochId} (${devEpochDays} days)`]),
   ].join('\n');
 }

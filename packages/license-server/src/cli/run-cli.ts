@@ -97,7 +97,16 @@ async function dispatch(args: string[], io: CliIo): Promise<number | undefined> 
     const values = options({ product: { type: 'string' }, days: { type: 'string' }, 'not-before': { type: 'string' }, out: { type: 'string' } });
     const days = integerArgument(values['days'], 'days', 90) as number;
     const notBefore = integerArgument(values['not-before'], 'not-before', undefined);
-    return withDatabase(io, async (database, config) => {
+    const config = loadLicenseConfig(io.env);
+    // With real pins this is a real ceremony: an epoch sealed under a generated dev master key would not
+    // open on servers that use LICENSE_MASTER_KEY, and could never sign.
+    if (config.masterKey === undefined && config.rootPublicKeys.length > 0) {
+      throw new CeremonyError(
+        'missing_configuration',
+        'LICENSE_ROOT_PUBLIC_KEYS is set but LICENSE_MASTER_KEY is not: set LICENSE_MASTER_KEY to the key your servers use, so they can open the new epoch key.',
+      );
+    }
+    return withDatabase(io, async (database) => {
       const { epoch, request } = await createEpochRequest(database.sql, {
         masterKey: resolveMasterKey(config).key,
         days,
@@ -123,9 +132,17 @@ async function dispatch(args: string[], io: CliIo): Promise<number | undefined> 
   throw new CeremonyError('invalid_argument', `Unknown command: ${args.join(' ')}`);
 }
 
+/** True for every refusal of `node:util` `parseArgs`: unknown option, missing value, stray positional. */
+function isParseArgsError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS_');
+}
+
 /**
  * The `tollgate-license` command line: `serve` (default) and the key ceremony subcommands. Errors are
- * printed as one line (never with key material) and give exit status 1; usage errors give 2.
+ * printed as one line (never with key material) and give exit status 1; usage errors (an unknown
+ * command or option, a missing option value, a stray argument, a malformed value) print the usage and
+ * give 2. `epoch create` refuses to seal under a generated dev master key when root pins are configured.
  *
  * @param args - Arguments after the program name.
  * @param io - Environment and output streams.
@@ -141,7 +158,7 @@ export async function runLicenseCli(args: string[], io: CliIo): Promise<number |
   try {
     return await dispatch(args, io);
   } catch (error) {
-    const isUsage = (error instanceof CeremonyError && error.code === 'invalid_argument') || (error as { code?: unknown }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION';
+    const isUsage = (error instanceof CeremonyError && error.code === 'invalid_argument') || isParseArgsError(error);
     const message =
       error instanceof ConfigError || isArtifactError(error) || isTollgateError(error) || isUsage ? (error as Error).message : `unexpected error: ${String(error)}`;
     io.stderr(`tollgate-license: ${message}\n${isUsage ? `\n${usage}` : ''}`);

@@ -7,7 +7,11 @@ import { licenseWireLengths } from '../protocol';
 import { TrustChainError } from '../trust-chain-error';
 import type { EpochKey, SignatureVerifier } from '../verify-artifact';
 
-/** Life cycle of a stored epoch: waiting for its certificate, published, or withdrawn. */
+/**
+ * Life cycle of a stored epoch: `pending` (waiting for its certificate), `active` (published, signs),
+ * `revoked` (named by a published revocation batch: never signs again, but its certificate stays in the
+ * keyset so the batches it signed before stay verifiable).
+ */
 export type EpochStatus = 'pending' | 'active' | 'revoked';
 
 /** An epoch as stored (never with its private key). */
@@ -189,28 +193,53 @@ export interface EpochSigningKey {
   readonly privateKey: Uint8Array;
 }
 
+/** An active epoch whose sealed key the master key did not open. */
+export interface UnopenableEpoch {
+  readonly epoch: StoredEpoch;
+  /** Why (a `CryptoError` `invalid_key`: another master key sealed it, or the row was altered). */
+  readonly error: unknown;
+}
+
+/** What {@link loadEpochSigningKeys} opened, and what it could not. */
+export interface LoadedEpochSigningKeys {
+  /** Opened epochs, oldest `notBefore` first. */
+  readonly keys: EpochSigningKey[];
+  /** Epochs skipped because their key did not open; each one is reported, none stops the others. */
+  readonly unopenable: UnopenableEpoch[];
+}
+
 /**
- * Opens the private keys of the active, unexpired epochs (the ones the server may sign with).
+ * Opens the private keys of the active, unexpired epochs (the ones the server may sign with). An epoch
+ * whose key does not open (sealed under another master key, or altered) is skipped and reported in
+ * `unopenable`, so one bad row never stops the others from signing.
  *
  * @param sql - The database.
  * @param options - Master key and time (unix seconds).
- * @returns Epochs with their seeds, oldest `notBefore` first.
- * @throws `CryptoError` `invalid_key` when the master key does not open a stored key.
+ * @returns The opened keys, oldest `notBefore` first, and the unopenable epochs.
  *
  * @example
  * ```ts
  * import { loadEpochSigningKeys } from '@tollgate/core';
  * import { createNodeEd25519Signer } from '@tollgate/core/node';
- * const signers = (await loadEpochSigningKeys(sql, { masterKey, now })).map(({ epoch, privateKey }) => ({
- *   epoch, signer: createNodeEd25519Signer({ privateKey, kid: epoch.epochIdHex }),
- * }));
+ * const { keys, unopenable } = await loadEpochSigningKeys(sql, { masterKey, now });
+ * for (const { epoch } of unopenable) console.warn(`epoch ${epoch.epochIdHex} does not open`);
+ * const signers = keys.map(({ epoch, privateKey }) => ({ epoch, signer: createNodeEd25519Signer({ privateKey, kid: epoch.epochIdHex }) }));
  * ```
  */
-export async function loadEpochSigningKeys(sql: SqlClient, options: { masterKey: Uint8Array; now: number }): Promise<EpochSigningKey[]> {
+export async function loadEpochSigningKeys(sql: SqlClient, options: { masterKey: Uint8Array; now: number }): Promise<LoadedEpochSigningKeys> {
   const { rows } = await sql.query<EpochRow & { sealed_private_key: Uint8Array }>(
     `SELECT ${epochColumns}, sealed_private_key FROM license_epochs WHERE status = 'active' AND not_after > $1 ORDER BY not_before, epoch_id`,
     [options.now],
   );
-  return rows.map((row) => ({ epoch: toStoredEpoch(row), privateKey: openEpochPrivateKey(options.masterKey, row.epoch_id, row.sealed_private_key) }));
+  const keys: EpochSigningKey[] = [];
+  const unopenable: UnopenableEpoch[] = [];
+  for (const row of rows) {
+    const epoch = toStoredEpoch(row);
+    try {
+      keys.push({ epoch, privateKey: openEpochPrivateKey(options.masterKey, row.epoch_id, row.sealed_private_key) });
+    } catch (error) {
+      unopenable.push({ epoch, error });
+    }
+  }
+  return { keys, unopenable };
 }
-

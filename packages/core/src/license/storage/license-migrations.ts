@@ -1,5 +1,6 @@
 import { defineMigrations, type MigrationSet } from '../../storage/migrations/define-migrations';
 import trustChainSql from './migrations/001_trust_chain.sql';
+import feedTruncateGuardSql from './migrations/002_feed_truncate_guard.sql';
 
 /**
  * The license service's tables (`license_…`): the `license` migration domain. Run after
@@ -14,4 +15,5 @@ import trustChainSql from './migrations/001_trust_chain.sql';
  */
 export const licenseMigrations: MigrationSet = defineMigrations('license', {
   '001_trust_chain.sql': trustChainSql,
+  '002_feed_truncate_guard.sql': feedTruncateGuardSql,
 });
