@@ -127,8 +127,12 @@ async function main(): Promise<void> {
         GATEWAY_NOTIFY_ENABLED: 'false',
         GATEWAY_RATE_LIMIT_CHALLENGE: '1000/60',
         GATEWAY_RATE_LIMIT_REGISTER: '1000/60',
+        // The load generator is one client sending thousands of requests a second: never limit it.
+        GATEWAY_RATE_LIMIT_RECEIVE: '1000000/1',
         ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl }),
       }),
+      // Log lines go to stderr: stdout carries only the JSON line the parent reads.
+      { logDestination: process.stderr },
     );
   const gateway = await startOurs('gateway', undefined);
   const ref = await payableRef(gateway.url);

@@ -91,7 +91,7 @@ export interface GatewayConfig {
  * | `LOG_LEVEL` | info | pino level |
  * | `GATEWAY_PUBLIC_URL` | `http://localhost:<port>` | public origin (challenges, ref and resource URLs) |
  * | `GATEWAY_SECRET` | generated in `<dataDir>/gateway/secret.key` | 32 bytes, hex or base64; required in production |
- * | `NODE_ENV` | – | `production` requires `GATEWAY_SECRET` |
+ * | `NODE_ENV` | – | `production` requires `GATEWAY_SECRET` and `GATEWAY_SIGNING_KEY` |
  * | `GATEWAY_RPC_URLS` | – | `base=https://…,local=http://127.0.0.1:8545` |
  * | `GATEWAY_RPC_TIMEOUT_MS` | 5000 | deadline of each chain read |
  * | `GATEWAY_LOCAL_USDC` | dev stack TestUSDC | USDC address of the `local` network |
@@ -99,6 +99,7 @@ export interface GatewayConfig {
  * | `GATEWAY_RATE_LIMIT_CHALLENGE` | 10/60 | challenges per client per window (seconds) |
  * | `GATEWAY_RATE_LIMIT_REGISTER` | 10/60 | registrations per client per window |
  * | `GATEWAY_RATE_LIMIT_REF_LOOKUP` | 120/60 | public ref lookups per client per window |
+ * | `GATEWAY_RATE_LIMIT_RECEIVE` | 600/60 | `/receive` requests (402s and payments) per client per window, counted per instance in memory |
  * | `GATEWAY_TRUST_PROXY` | 0 | trusted proxy hops for the client address |
  * | `GATEWAY_SIGNING_KEY` | generated in `<dataDir>/gateway/signing.key` | secp256k1 key (0x hex) signing offers and receipts; required in production |
  * | `GATEWAY_FACILITATOR_URL` | – | x402 facilitator base URL; without it settlements answer `facilitator_unavailable` |
@@ -149,6 +150,7 @@ export function loadGatewayConfig(env: EnvRecord): GatewayConfig {
     challenge: take(parseRateLimitVariable('GATEWAY_RATE_LIMIT_CHALLENGE', env['GATEWAY_RATE_LIMIT_CHALLENGE'], defaultGatewayRateLimits.challenge)),
     register: take(parseRateLimitVariable('GATEWAY_RATE_LIMIT_REGISTER', env['GATEWAY_RATE_LIMIT_REGISTER'], defaultGatewayRateLimits.register)),
     refLookup: take(parseRateLimitVariable('GATEWAY_RATE_LIMIT_REF_LOOKUP', env['GATEWAY_RATE_LIMIT_REF_LOOKUP'], defaultGatewayRateLimits.refLookup)),
+    receive: take(parseRateLimitVariable('GATEWAY_RATE_LIMIT_RECEIVE', env['GATEWAY_RATE_LIMIT_RECEIVE'], defaultGatewayRateLimits.receive)),
   };
   if (parsed !== undefined && rpcUrls !== undefined && extraNetworks !== undefined) {
     problems.push(...checkNetworkVariables(extraNetworks, parsed.GATEWAY_LOCAL_USDC, rpcUrls));
@@ -160,12 +162,18 @@ export function loadGatewayConfig(env: EnvRecord): GatewayConfig {
     problems.push(...checked.problems);
     devChain = checked.devChain;
   }
+  // Production never generates keys: both must be configured, and both are reported with the rest.
   if (production && secret === undefined && problems.every((entry) => entry.variable !== 'GATEWAY_SECRET')) {
     problems.push({ variable: 'GATEWAY_SECRET', expected: '32 random bytes as hex or base64 (required when NODE_ENV=production)', received: undefined });
   }
-  const { challenge, register, refLookup } = rateLimits;
+  if (production && signingKey === undefined && problems.every((entry) => entry.variable !== 'GATEWAY_SIGNING_KEY')) {
+    problems.push({ variable: 'GATEWAY_SIGNING_KEY', expected: 'a secp256k1 private key as 0x + 64 hex digits (required when NODE_ENV=production)', received: undefined });
+  }
+  const { challenge, register, refLookup, receive } = rateLimits;
   // Every undefined value comes with a problem; the other checks only narrow the types.
-  if (problems.length > 0 || !parsed || !rpcUrls || !extraNetworks || !challenge || !register || !refLookup || !facilitatorHeaders || !notifications) throw new ConfigError(problems);
+  if (problems.length > 0 || !parsed || !rpcUrls || !extraNetworks || !challenge || !register || !refLookup || !receive || !facilitatorHeaders || !notifications) {
+    throw new ConfigError(problems);
+  }
   return {
     port: parsed.GATEWAY_PORT,
     host: parsed.GATEWAY_HOST,
@@ -179,7 +187,7 @@ export function loadGatewayConfig(env: EnvRecord): GatewayConfig {
     rpcTimeoutMs: parsed.GATEWAY_RPC_TIMEOUT_MS,
     localUsdc: parsed.GATEWAY_LOCAL_USDC,
     extraNetworks,
-    rateLimits: { challenge, register, refLookup },
+    rateLimits: { challenge, register, refLookup, receive },
     trustProxy: parsed.GATEWAY_TRUST_PROXY,
     signingKey,
     facilitatorUrl,

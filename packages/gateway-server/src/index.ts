@@ -17,7 +17,8 @@ export {
 } from './dev-mode';
 export { startGatewayServer, runGatewayFromEnv, type RunningGateway, type GatewayContext, type StartGatewayOptions } from './server';
 export { healthRoutes, type HealthDependencies } from './routes/health';
-export { resolveGatewaySecret, gatewaySecretPath, type SecretWarnings } from './secret-file';
+export { resolveGatewaySecret, gatewaySecretPath } from './secret-file';
+export type { SecretWarnings } from './kept-secret';
 export { startHousekeeping, type HousekeepingOptions, type HousekeepingLogger } from './housekeeping';
 export { resolveGatewaySigningKey, gatewaySigningKeyPath } from './signing-key';
 export { startRecoveryWorker, recoveryBackoff, type RecoveryWorkerOptions, type RecoveryWorkerLogger } from './recovery-worker';

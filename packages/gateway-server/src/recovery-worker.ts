@@ -4,19 +4,23 @@ import { createSqlJobQueue, runWorker, settlementRecoveryQueue, type Clock, type
 export interface RecoveryWorkerLogger {
   debug(object: object, message?: string): void;
   warn(object: object, message: string): void;
+  error(object: object, message: string): void;
 }
 
 /** Options of {@link startRecoveryWorker}. */
 export interface RecoveryWorkerOptions {
   sql: SqlClient;
-  recovery: Pick<SettlementRecovery, 'runJob' | 'sweepAbandoned'>;
+  recovery: Pick<SettlementRecovery, 'runJob' | 'sweepAbandoned' | 'sweepStranded'>;
   clock: Clock;
   logger: RecoveryWorkerLogger;
   /** Pause after finding no due job. Default 1 000 ms. */
   pollIntervalMs?: number;
   /** Jobs handled at once. Default 2. */
   concurrency?: number;
-  /** How often to look for claims whose holder died mid-settle. Default 30 000 ms. */
+  /**
+   * How often to look for claims whose holder died mid-settle, and for pending payments whose recovery
+   * job died or went missing. Default 30 000 ms.
+   */
   sweepIntervalMs?: number;
 }
 
@@ -30,9 +34,12 @@ export const recoveryBackoff = { baseMs: 2_000, maxMs: 3_600_000 } as const;
 /**
  * Runs the `gateway.settlement-recovery` queue on this instance: pending payments are finished from
  * chain evidence. Every instance may run it: jobs are claimed with `SKIP LOCKED`. A job whose payment is
- * still unresolved fails and comes back with backoff; that is routine and logged at debug level. Every
- * `sweepIntervalMs` it also relieves claims whose holder died (lease ended): they become pending, with a
- * recovery job, or are released when settle never started. `stop()` waits for running work.
+ * still unresolved fails and comes back with backoff; that is routine and logged at debug level, except
+ * its last attempt: the job is then dead-lettered while the payer may have been charged, so it is logged
+ * at error level (the payment id, attempts and why it is still pending). Every `sweepIntervalMs` it
+ * also relieves claims whose holder died (lease ended): they become pending, with a recovery job, or are
+ * released when settle never started; and it gives pending payments whose recovery job died or went
+ * missing a new one (logged as a warning), so none is left without one. `stop()` waits for running work.
  *
  * @param options - Database, recovery service, clock, logger, polling.
  * @returns `stop()`.
@@ -56,7 +63,12 @@ export function startRecoveryWorker(options: RecoveryWorkerOptions): { stop(): P
       try {
         await options.recovery.runJob(job);
       } catch (error) {
-        options.logger.debug({ paymentId: job.payload.paymentId, attempt: job.attempts, reason: error instanceof Error ? error.message : String(error) }, 'settlement recovery retry');
+        const fields = { paymentId: job.payload.paymentId, attempt: job.attempts, maxAttempts: job.maxAttempts, reason: error instanceof Error ? error.message : String(error) };
+        if (job.attempts >= job.maxAttempts) {
+          options.logger.error(fields, 'settlement recovery gave up: the payment stays pending (the payer may have been charged); the recovery sweep enqueues a new job, check the RPC of its network');
+        } else {
+          options.logger.debug(fields, 'settlement recovery retry');
+        }
         throw error;
       }
     },
@@ -64,13 +76,20 @@ export function startRecoveryWorker(options: RecoveryWorkerOptions): { stop(): P
   });
   let sweeping: Promise<void> | undefined;
   const sweep = (): void => {
-    sweeping ??= options.recovery
-      .sweepAbandoned()
-      .then((taken) => {
+    sweeping ??= (async () => {
+      try {
+        const taken = await options.recovery.sweepAbandoned();
         if (taken > 0) options.logger.debug({ taken }, 'abandoned payment claims taken over');
-      })
-      .catch((error: unknown) => options.logger.warn({ err: error }, 'sweeping abandoned payment claims failed'))
-      .finally(() => (sweeping = undefined));
+      } catch (error) {
+        options.logger.warn({ err: error }, 'sweeping abandoned payment claims failed');
+      }
+      try {
+        const renewed = await options.recovery.sweepStranded();
+        if (renewed > 0) options.logger.warn({ renewed }, 'pending payments whose recovery job had died got a new one');
+      } catch (error) {
+        options.logger.warn({ err: error }, 'sweeping pending payments without a recovery job failed');
+      }
+    })().finally(() => (sweeping = undefined));
   };
   const timer = setInterval(sweep, options.sweepIntervalMs ?? 30_000);
   timer.unref();

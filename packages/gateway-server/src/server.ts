@@ -65,7 +65,8 @@ export interface StartGatewayOptions {
 /** Log line of a payment event: ids, hashes and reasons only (never payloads or signatures). */
 function logPaymentEvent(logger: Logger, event: PaymentEvent): void {
   const { type, ...fields } = event;
-  if (type === 'failed') logger.warn({ payment: type, ...fields }, 'payment failed');
+  // A failure, and a recovery job that had died (the payment was pending for hours), need a look.
+  if (type === 'failed' || type === 'recovery_renewed') logger.warn({ payment: type, ...fields }, `payment ${type.replace('_', ' ')}`);
   else logger.info({ payment: type, ...fields }, `payment ${type.replace('_', ' ')}`);
 }
 
@@ -151,7 +152,7 @@ async function serveGateway(config: GatewayConfig, options: StartGatewayOptions,
         signatureVerifier: createViemWalletSignatureVerifier({ rpc, timeoutMs: config.rpcTimeoutMs }),
         rateLimiter,
         rateLimits: config.rateLimits,
-        payments: paymentOptions(config, { signer, rpc, networks, logger }),
+        payments: paymentOptions(config, { signer, rpc, networks, logger, devChain: devChain !== undefined }),
       });
       const chains = createChainHealthProbe({ rpc, clock, timeoutMs: Math.min(config.rpcTimeoutMs, 2_000) });
       const housekeeping = startHousekeeping({ store, rateLimiter, clock, logger });
@@ -196,15 +197,22 @@ async function serveGateway(config: GatewayConfig, options: StartGatewayOptions,
 /** Payment options from the configuration: the signing key, the facilitator (when configured) and chain reads. */
 function paymentOptions(
   config: GatewayConfig,
-  deps: { signer: PaymentOptions['signer']; rpc: ReturnType<typeof createRpcClients>; networks: NetworkRegistry; logger: Logger },
+  deps: { signer: PaymentOptions['signer']; rpc: ReturnType<typeof createRpcClients>; networks: NetworkRegistry; logger: Logger; devChain: boolean },
 ): PaymentOptions {
   const { verify, settle } = config.facilitatorTimeoutsMs;
   if (config.facilitatorUrl === undefined) deps.logger.warn({}, 'GATEWAY_FACILITATOR_URL is not set: /receive negotiates payments but answers settlements with facilitator_unavailable.');
-  else {
+  else if (!deps.devChain) {
+    // (The dev stack's facilitator settles `local` only, and brings its RPC.)
     const withRpc = new Set(deps.rpc.configured.map((entry) => entry.network.name));
     const without = deps.networks.networks.map((network) => network.name).filter((name) => !withRpc.has(name));
-    // Without an RPC a settle that times out cannot be finished from chain evidence: it stays pending.
-    if (without.length > 0) deps.logger.info({ networks: without }, 'no RPC URL for these networks: pending payments on them wait until one is configured');
+    // Not refused: merchants may never use some networks. But on these, a settle whose outcome is unknown
+    // (timeout, broadcast unconfirmed) cannot be finished: the payer may be charged without a receipt.
+    if (without.length > 0) {
+      deps.logger.warn(
+        { networks: without },
+        'GATEWAY_RPC_URLS has no RPC for these networks: a payment on them whose settle outcome is unknown stays pending (its recovery is retried, and logged as an error each time it gives up) until an RPC is configured; set one for every network you accept payments on',
+      );
+    }
   }
   return {
     signer: deps.signer,

@@ -1,9 +1,8 @@
 import { ConfigError } from '@tollgate/core';
-import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { generatePrivateKey } from 'viem/accounts';
 import { isSigningKey } from './config-parsers';
-import type { SecretWarnings } from './secret-file';
+import { keptSecret, type SecretWarnings } from './kept-secret';
 
 /**
  * Where a generated gateway signing key is kept: `<dataDir>/gateway/signing.key` (0x hex, mode 0600).
@@ -23,13 +22,15 @@ export function gatewaySigningKeyPath(dataDir: string): string {
 /**
  * The gateway's secp256k1 signing key (offers, receipts, x402 artifacts): `GATEWAY_SIGNING_KEY` when
  * configured; otherwise, outside production, the one kept in `<dataDir>/gateway/signing.key`, generated
- * on first start (file mode 0600) and kept, so receipts stay verifiable against one address across
- * restarts. A warning is logged on every start without a configured key (several instances must share
+ * on first start (file mode 0600, see `keptSecret`) and kept, so receipts stay verifiable against one
+ * address across restarts. A warning is logged on every start without a configured key (several instances must share
  * one key, or merchants would have to pin several addresses); the key itself is never logged.
  *
  * @param options - The configured key, production flag, data directory and logger.
  * @returns The key as 0x hex.
- * @throws ConfigError in production without `GATEWAY_SIGNING_KEY`, or when the kept file is not a valid key.
+ * @throws ConfigError in production without `GATEWAY_SIGNING_KEY` (`loadGatewayConfig` already reports
+ *   that with every other invalid variable; this guards configurations built by hand), or when the kept
+ *   file is not a valid key.
  * @example
  * ```ts
  * import { privateKeyToAccount } from 'viem/accounts';
@@ -48,26 +49,12 @@ export function resolveGatewaySigningKey(options: {
   if (options.production) {
     throw new ConfigError([{ variable: 'GATEWAY_SIGNING_KEY', expected: 'a secp256k1 private key as 0x + 64 hex digits (required when NODE_ENV=production)', received: undefined }]);
   }
-  const path = gatewaySigningKeyPath(options.dataDir);
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  let generated = false;
-  try {
-    // `wx`: never overwrite, so two processes starting at once keep the first one's key.
-    writeFileSync(path, `${generatePrivateKey()}\n`, { mode: 0o600, flag: 'wx' });
-    generated = true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  }
-  if ((statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600);
-  const kept = readFileSync(path, 'utf8').trim();
-  if (!isSigningKey(kept)) {
-    throw new ConfigError([{ variable: 'GATEWAY_SIGNING_KEY', expected: `a valid key in ${path} (or set GATEWAY_SIGNING_KEY)`, received: undefined }]);
-  }
-  options.logger.warn(
-    { path },
-    generated
-      ? 'GATEWAY_SIGNING_KEY is not set: generated the gateway signing key and kept it in the data directory. Set GATEWAY_SIGNING_KEY in production and when running several instances.'
-      : 'GATEWAY_SIGNING_KEY is not set: using the gateway signing key kept in the data directory. Set GATEWAY_SIGNING_KEY in production and when running several instances.',
-  );
-  return kept.toLowerCase() as `0x${string}`;
+  return keptSecret({
+    path: gatewaySigningKeyPath(options.dataDir),
+    variable: 'GATEWAY_SIGNING_KEY',
+    what: 'gateway signing key',
+    generate: generatePrivateKey,
+    parse: (text) => (isSigningKey(text) ? (text.toLowerCase() as `0x${string}`) : undefined),
+    logger: options.logger,
+  });
 }

@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { generatePrivateKey } from 'viem/accounts';
 import { ConfigError, hexEncode } from '@tollgate/core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { gatewaySecretPath, loadGatewayConfig, resolveGatewaySecret, startGatewayServer } from '@tollgate/gateway-server';
@@ -29,7 +30,12 @@ describe('gateway configuration', () => {
       rpcTimeoutMs: 5_000,
       extraNetworks: [],
       trustProxy: 0,
-      rateLimits: { challenge: { limit: 10, windowMs: 60_000 }, register: { limit: 10, windowMs: 60_000 }, refLookup: { limit: 120, windowMs: 60_000 } },
+      rateLimits: {
+        challenge: { limit: 10, windowMs: 60_000 },
+        register: { limit: 10, windowMs: 60_000 },
+        refLookup: { limit: 120, windowMs: 60_000 },
+        receive: { limit: 600, windowMs: 60_000 },
+      },
     });
   });
 
@@ -44,6 +50,7 @@ describe('gateway configuration', () => {
       GATEWAY_RATE_LIMIT_CHALLENGE: '5/30',
       GATEWAY_RATE_LIMIT_REGISTER: '3/600',
       GATEWAY_RATE_LIMIT_REF_LOOKUP: '1000/60',
+      GATEWAY_RATE_LIMIT_RECEIVE: '50/1',
       GATEWAY_TRUST_PROXY: '2',
     });
     expect(config.publicUrl).toBe('https://pay.example.com');
@@ -52,7 +59,12 @@ describe('gateway configuration', () => {
     expect(config.extraNetworks).toEqual([
       { name: 'polygon', chainId: 137, caip2: 'eip155:137', usdc: { address: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359', name: 'USD Coin', version: '2', decimals: 6 } },
     ]);
-    expect(config.rateLimits).toEqual({ challenge: { limit: 5, windowMs: 30_000 }, register: { limit: 3, windowMs: 600_000 }, refLookup: { limit: 1000, windowMs: 60_000 } });
+    expect(config.rateLimits).toEqual({
+      challenge: { limit: 5, windowMs: 30_000 },
+      register: { limit: 3, windowMs: 600_000 },
+      refLookup: { limit: 1000, windowMs: 60_000 },
+      receive: { limit: 50, windowMs: 1_000 },
+    });
     expect(config).toMatchObject({ rpcTimeoutMs: 1500, localUsdc: '0x5FbDB2315678afecb367f032d93F642f64180aa3', trustProxy: 2 });
   });
 
@@ -65,6 +77,7 @@ describe('gateway configuration', () => {
       GATEWAY_RATE_LIMIT_CHALLENGE: '10 per minute',
       GATEWAY_RATE_LIMIT_REGISTER: '0/60',
       GATEWAY_RATE_LIMIT_REF_LOOKUP: '5/0',
+      GATEWAY_RATE_LIMIT_RECEIVE: '2000000/60',
       GATEWAY_LOCAL_USDC: '0x12',
       GATEWAY_TRUST_PROXY: '99',
     });
@@ -73,6 +86,7 @@ describe('gateway configuration', () => {
       'GATEWAY_LOCAL_USDC',
       'GATEWAY_PUBLIC_URL',
       'GATEWAY_RATE_LIMIT_CHALLENGE',
+      'GATEWAY_RATE_LIMIT_RECEIVE',
       'GATEWAY_RATE_LIMIT_REF_LOOKUP',
       'GATEWAY_RATE_LIMIT_REGISTER',
       'GATEWAY_RPC_URLS',
@@ -93,9 +107,17 @@ describe('gateway configuration', () => {
     });
   });
 
-  it('requires GATEWAY_SECRET in production', () => {
-    expect(problemsOf({ NODE_ENV: 'production' })).toEqual([{ variable: 'GATEWAY_SECRET', expected: expect.stringContaining('production'), received: undefined }]);
-    expect(loadGatewayConfig({ NODE_ENV: 'production', GATEWAY_SECRET: secretHex }).production).toBe(true);
+  it('requires GATEWAY_SECRET and GATEWAY_SIGNING_KEY in production, reported at once with every other problem', () => {
+    expect(problemsOf({ NODE_ENV: 'production', GATEWAY_PORT: 'x' })).toEqual([
+      { variable: 'GATEWAY_PORT', expected: expect.any(String), received: 'x' },
+      { variable: 'GATEWAY_SECRET', expected: expect.stringContaining('production'), received: undefined },
+      { variable: 'GATEWAY_SIGNING_KEY', expected: expect.stringContaining('production'), received: undefined },
+    ]);
+    expect(problemsOf({ NODE_ENV: 'production', GATEWAY_SECRET: secretHex }).map((problem) => problem.variable)).toEqual(['GATEWAY_SIGNING_KEY']);
+    expect(problemsOf({ NODE_ENV: 'production', GATEWAY_SECRET: secretHex, GATEWAY_SIGNING_KEY: '0x1234' })).toEqual([
+      { variable: 'GATEWAY_SIGNING_KEY', expected: expect.not.stringContaining('required when NODE_ENV'), received: expect.stringContaining('redacted') },
+    ]);
+    expect(loadGatewayConfig({ NODE_ENV: 'production', GATEWAY_SECRET: secretHex, GATEWAY_SIGNING_KEY: generatePrivateKey() }).production).toBe(true);
   });
 });
 

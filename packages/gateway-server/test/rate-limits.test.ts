@@ -10,6 +10,7 @@ beforeAll(async () => {
     GATEWAY_RATE_LIMIT_CHALLENGE: '2/60',
     GATEWAY_RATE_LIMIT_REGISTER: '2/60',
     GATEWAY_RATE_LIMIT_REF_LOOKUP: '3/60',
+    GATEWAY_RATE_LIMIT_RECEIVE: '2/60',
   });
 });
 
@@ -59,6 +60,26 @@ describe('rate limits on the public routes', () => {
     for (let attempt = 0; attempt < 10; attempt++) {
       expect((await call(gateway.url, 'GET', '/merchant/me', { apiKey: merchant.apiKey, headers })).status).toBe(200);
     }
+  });
+
+  it('limits /receive per client, 402s and payments together, but never browser preflights', async () => {
+    const merchant = await registerMerchant(gateway.url);
+    const refId = (await createRef(gateway.url, merchant)).body['refId'] as string;
+    const path = `/receive/${merchant.payTo}?ref=${refId}`;
+    const client = { 'x-forwarded-for': '203.0.113.40', origin: 'https://shop.example' };
+    expectError(await call(gateway.url, 'GET', path, { headers: client }), 402, 'payment_required');
+    expectError(await call(gateway.url, 'GET', path, { headers: { ...client, 'payment-signature': '%%%' } }), 400, 'invalid_request');
+    const limited = await call(gateway.url, 'GET', path, { headers: client });
+    expect(expectError(limited, 429, 'rate_limited')).toEqual({ retryAfterSeconds: 30, limit: 2, windowSeconds: 60 });
+    expect(limited.headers.get('retry-after')).toBe('30');
+    // The 429 is readable by the paying page.
+    expect(limited.headers.get('access-control-allow-origin')).toBe('*');
+    const preflight = await fetch(`${gateway.url}${path}`, {
+      method: 'OPTIONS',
+      headers: { ...client, 'access-control-request-method': 'GET', 'access-control-request-headers': 'payment-signature' },
+    });
+    expect(preflight.status).toBe(204);
+    expectError(await call(gateway.url, 'GET', path, { headers: { 'x-forwarded-for': '203.0.113.41' } }), 402, 'payment_required');
   });
 
   it('ignores X-Forwarded-For unless a proxy is trusted', async () => {

@@ -20,12 +20,24 @@ export interface FindAuthorizationSettlementParams {
   payTo: Address;
   /** The amount in atomic units it must have moved. */
   value: bigint;
+  /**
+   * The block every read is pinned to: `authorizationState` is read at it and the log scan ends at it,
+   * so a load-balanced RPC whose nodes lag each other cannot answer from an older state than the head
+   * the caller judged by. Pass the number of the head block you read (with its timestamp); a node that
+   * does not know the block yet fails the read (`ChainReadError`). Default: the head, read first.
+   */
+  blockNumber?: bigint;
   /** First block to search (inclusive). Default 0: pass the block at which the payment was first seen. */
   fromBlock?: bigint;
-  /** Last block to search (inclusive). Default, and at most, the head block read during the call. */
+  /** Last block to search (inclusive). Default, and at most, the pinned block. */
   toBlock?: bigint;
   /** Most blocks per `eth_getLogs` call (providers cap it, often 1 000–10 000). */
   maxBlockSpan: bigint | number;
+  /**
+   * Most blocks searched in this call, in all: the range is cut to this many blocks from the end the
+   * walk starts at (the newest for `backward`, the oldest for `forward`). Default: no cap.
+   */
+  maxScanBlocks?: bigint | number;
   /** Walk from the newest range back (`backward`, default: recent payments are found first) or forward. */
   direction?: 'backward' | 'forward';
   /** Deadline per RPC call. Default 10 000 ms. */
@@ -81,6 +93,8 @@ function checkParams(params: FindAuthorizationSettlementParams): bigint {
   const span = BigInt(params.maxBlockSpan);
   if (span < 1n) throw new RangeError(`maxBlockSpan must be ≥ 1, got ${span}.`);
   if (params.fromBlock !== undefined && params.fromBlock < 0n) throw new RangeError('fromBlock must be ≥ 0.');
+  if (params.blockNumber !== undefined && params.blockNumber < 0n) throw new RangeError('blockNumber must be ≥ 0.');
+  if (params.maxScanBlocks !== undefined && BigInt(params.maxScanBlocks) < 1n) throw new RangeError(`maxScanBlocks must be ≥ 1, got ${params.maxScanBlocks}.`);
   if (params.fromBlock !== undefined && params.toBlock !== undefined && params.toBlock < params.fromBlock) {
     throw new RangeError(`toBlock (${params.toBlock}) is before fromBlock (${params.fromBlock}).`);
   }
@@ -92,30 +106,33 @@ function checkParams(params: FindAuthorizationSettlementParams): bigint {
  * `token`, and whether it paid `value` to `payTo`. Shared by the settlement "pending" path and
  * `/recover-settlement`, so its contract is exact:
  *
- * 1. Reads `authorizationState(authorizer, nonce)` at the head. `false` → `{ status: 'not_found' }`
- *    with no log scan: the authorization was not executed (yet) as of that block. A broadcast that is
- *    not mined yet is `not_found` too; ask again later.
+ * 1. Reads `authorizationState(authorizer, nonce)` at the pinned block (`blockNumber`, else the head
+ *    read first). `false` → `{ status: 'not_found' }` with no log scan: the authorization was not
+ *    executed (yet) as of that block. A broadcast that is not mined yet is `not_found` too; ask again later.
  * 2. Otherwise scans `AuthorizationUsed` / `AuthorizationCanceled` logs of `token` filtered by both
- *    indexed topics, over `[fromBlock, min(toBlock, head)]` in ranges of at most `maxBlockSpan` blocks
- *    (newest first by default), stopping at the first hit. Logs flagged `removed` (reorg) are ignored.
+ *    indexed topics, over `[fromBlock, min(toBlock, pinned block)]` (cut to `maxScanBlocks`) in ranges of
+ *    at most `maxBlockSpan` blocks (newest first by default), stopping at the first hit. Logs flagged
+ *    `removed` (reorg) are ignored.
  *    - `AuthorizationCanceled` → `mismatch`, reason `canceled`.
  *    - `AuthorizationUsed` → reads the receipt and attributes the `Transfer` of that authorization
  *      (see `attributeTransfer`): none → `transfer_missing`; another payee → `payee_mismatch`; another
  *      amount → `value_mismatch`; both equal → `settled` with the transfer's position.
- *    - No log in the range → `{ status: 'outside_range' }`: the nonce is consumed but its event lies
- *      outside the searched blocks; widen the range.
+ *    - No log in the range → `{ status: 'outside_range' }` with the range searched: the nonce is
+ *      consumed but its event lies outside the searched blocks (or the node serving the logs lags).
  *
  * Reads only; safe to call repeatedly and concurrently. `settled` reflects the chain at the time of
  * the call: keep `blockHash` to re-check against reorgs if finality matters.
  *
  * @param params - Client, token, authorization identity, expected payee and amount, block range.
  * @returns The evidence.
- * @throws ChainReadError (`rpc_unavailable`) when any RPC call fails or exceeds `timeoutMs`.
- * @throws TypeError / RangeError on malformed parameters (addresses, nonce, negative or inverted range, span < 1).
+ * @throws ChainReadError (`rpc_unavailable`) when any RPC call fails or exceeds `timeoutMs`, including a
+ *   node that does not know the pinned block yet.
+ * @throws TypeError / RangeError on malformed parameters (addresses, nonce, negative or inverted range, span or cap < 1).
  * @example
  * ```ts
  * import { findAuthorizationSettlement } from '@tollgate/core';
- * const evidence = await findAuthorizationSettlement({ client, token: usdc, authorizer: payer, nonce, payTo, value: 10_000n, fromBlock: 1_000n, maxBlockSpan: 2_000 });
+ * const head = await client.getBlock({ blockTag: 'latest' });
+ * const evidence = await findAuthorizationSettlement({ client, token: usdc, authorizer: payer, nonce, payTo, value: 10_000n, blockNumber: head.number, fromBlock: 1_000n, maxBlockSpan: 2_000 });
  * if (evidence.status === 'settled') console.log(evidence.txHash);
  * ```
  */
@@ -124,18 +141,26 @@ export async function findAuthorizationSettlement(params: FindAuthorizationSettl
   const { client, token, authorizer, nonce } = params;
   const timeoutMs = params.timeoutMs ?? 10_000;
 
+  // One block for every read: the state and the logs describe the same chain.
+  const pinned = params.blockNumber ?? (await chainRead('eth_blockNumber', timeoutMs, () => client.getBlockNumber({ cacheTime: 0 })));
   const consumed = await chainRead('eth_call authorizationState', timeoutMs, () =>
-    client.readContract({ address: token, abi: eip3009Abi, functionName: 'authorizationState', args: [authorizer, nonce] }),
+    client.readContract({ address: token, abi: eip3009Abi, functionName: 'authorizationState', args: [authorizer, nonce], blockNumber: pinned }),
   );
   if (!consumed) return { status: 'not_found' };
 
-  // Read after the state so the head includes the block that consumed the nonce.
-  const head = await chainRead('eth_blockNumber', timeoutMs, () => client.getBlockNumber({ cacheTime: 0 }));
-  const fromBlock = params.fromBlock ?? 0n;
-  const toBlock = params.toBlock !== undefined && params.toBlock < head ? params.toBlock : head;
+  const direction = params.direction ?? 'backward';
+  let fromBlock = params.fromBlock ?? 0n;
+  let toBlock = params.toBlock !== undefined && params.toBlock < pinned ? params.toBlock : pinned;
   if (fromBlock > toBlock) return { status: 'outside_range', fromBlock, toBlock };
+  if (params.maxScanBlocks !== undefined) {
+    const cap = BigInt(params.maxScanBlocks);
+    if (toBlock - fromBlock + 1n > cap) {
+      if (direction === 'backward') fromBlock = toBlock - cap + 1n;
+      else toBlock = fromBlock + cap - 1n;
+    }
+  }
 
-  for (const range of blockRanges(fromBlock, toBlock, span, params.direction ?? 'backward')) {
+  for (const range of blockRanges(fromBlock, toBlock, span, direction)) {
     const logs = (await chainRead('eth_getLogs', timeoutMs, () =>
       client.request({
         method: 'eth_getLogs',

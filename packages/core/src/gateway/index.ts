@@ -128,5 +128,6 @@ export { merchantRoutes, merchantBodyLimits, type MerchantRouteDeps } from './ro
 export { refRoutes, refBodyLimit, type RefRouteDeps } from './routes/ref-routes';
 export { createGateway, gatewayRoutes, type Gateway, type GatewayDeps } from './routes/gateway-routes';
 export { receiveRoutes, receiveCors, type ReceiveRouteDeps } from './routes/receive-routes';
+export { statusForgettingStore } from './routes/status-forgetting-store';
 export * from './payments';
 export * from './notifications';

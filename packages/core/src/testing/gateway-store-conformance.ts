@@ -3,6 +3,7 @@ import { defineCredentialCases } from './gateway-store-credential-cases';
 import type { GatewayStoreConformanceFixture } from './gateway-store-fixture';
 import { defineRegistrationCases } from './gateway-store-merchant-cases';
 import { definePaymentCases } from './gateway-store-payment-cases';
+import { defineRecoveryCases } from './gateway-store-recovery-cases';
 import { defineRefCases } from './gateway-store-ref-cases';
 
 /**
@@ -14,7 +15,9 @@ import { defineRefCases } from './gateway-store-ref-cases';
  * 10 parallel creations with one invoice id → one; payments (claims by id and by authorization, lease
  * fencing, release, takeover, the one-way transitions with their recovery and notification jobs enqueued
  * atomically) with races: 20 parallel claims of one payment id → one, 20 parallel claims of one
- * authorization → one, 10 parallel completions → one stored answer and one notification.
+ * authorization → one, 10 parallel completions → one stored answer and one notification; the recovery
+ * of pending payments (stranded payments whose recovery job died or is gone, renewed once by racing
+ * sweeps, the next generation's job enqueued with it).
  *
  * The payment cases read the jobs the store enqueues through the fixture's `jobs` (or, for SQL stores,
  * a `createSqlJobQueue` over the fixture's `sql`; spreading `openTestDatabase(...)` provides it).
@@ -41,5 +44,6 @@ export function describeGatewayStoreConformance(options: ConformanceSuiteOptions
     defineCredentialCases(fixture);
     defineRefCases(fixture);
     definePaymentCases(fixture);
+    defineRecoveryCases(fixture);
   });
 }

@@ -11,20 +11,22 @@ import { at, enrollMerchant, hexId, refFor, type EnrolledMerchant, type GatewayS
 const minute = 60_000;
 
 /** The job queue of the fixture; reads happen a day after the suite epoch, when every job is due. */
-function jobsOf(fixture: GatewayStoreConformanceFixture): JobQueue {
+export function jobsOf(fixture: GatewayStoreConformanceFixture): JobQueue {
   if (fixture.jobs !== undefined) return fixture.jobs;
   if (fixture.sql === undefined) throw new Error('The payment cases need the fixture’s `jobs` (or `sql` for SQL stores).');
   return createSqlJobQueue(fixture.sql, { clock: { now: () => at(24 * 60 * minute).getTime() } });
 }
 
-async function claimable(store: GatewayStore): Promise<{ merchant: EnrolledMerchant; refId: string }> {
+/** An enrolled merchant with one ref that payments can be claimed for. */
+export async function claimable(store: GatewayStore): Promise<{ merchant: EnrolledMerchant; refId: string }> {
   const merchant = await enrollMerchant(store);
   const ref = refFor(merchant, { notifyUrl: 'https://hooks.example.com/paid' });
   await store.createRef(ref);
   return { merchant, refId: ref.id };
 }
 
-function claimFor(target: { merchant: EnrolledMerchant; refId: string }, overrides: Partial<NewPaymentClaim> = {}): NewPaymentClaim {
+/** A new claim of a fresh payment for `target`'s ref, due at the suite epoch. */
+export function claimFor(target: { merchant: EnrolledMerchant; refId: string }, overrides: Partial<NewPaymentClaim> = {}): NewPaymentClaim {
   const payer = `0x${hexId(20)}`;
   const nonce = `0x${hexId(32)}`;
   return {
@@ -47,7 +49,7 @@ function claimFor(target: { merchant: EnrolledMerchant; refId: string }, overrid
 }
 
 /** The payment a claim took or found; fails the test when the claim was refused as not payable. */
-function held(outcome: PaymentClaimOutcome): PaymentRecord {
+export function held(outcome: PaymentClaimOutcome): PaymentRecord {
   if (outcome.kind === 'not_payable') throw new Error('expected the claim to take or find a payment, got not_payable');
   return outcome.payment;
 }
@@ -55,7 +57,8 @@ function held(outcome: PaymentClaimOutcome): PaymentRecord {
 const settledAnswer: StoredSettlementAnswer = { outcome: 'settled', paymentResponse: 'eyJzdWNjZXNzIjp0cnVlfQ==', body: '{"success":true,"note":"é ✓"}' };
 const failedAnswer: StoredSettlementAnswer = { outcome: 'failed', paymentResponse: 'eyJzdWNjZXNzIjpmYWxzZX0=', body: '{"x402Version":2}' };
 
-function completionFor(payment: PaymentRecord, overrides: Partial<PaymentCompletion> = {}): PaymentCompletion {
+/** A completion of `payment` with a fresh receipt and its notification. */
+export function completionFor(payment: PaymentRecord, overrides: Partial<PaymentCompletion> = {}): PaymentCompletion {
   const notification: NotificationJob = {
     merchantId: payment.merchantId,
     refId: payment.refId,
@@ -141,6 +144,8 @@ export function definePaymentCases(fixture: () => GatewayStoreConformanceFixture
       leaseToken,
       leaseUntil,
       settleStartedAt: null,
+      settleHeadBlock: null,
+      recoveryGeneration: 0,
       txHash: null,
       blockNumber: null,
       receiptHash: null,
@@ -199,11 +204,14 @@ export function definePaymentCases(fixture: () => GatewayStoreConformanceFixture
     const claim = claimFor(target);
     await store.claimPayment(claim);
     const { paymentId, leaseToken } = claim;
-    expect(await store.startSettle({ paymentId, leaseToken: hexId(), now: at(1_000) })).toBe(false);
-    expect(await store.startSettle({ paymentId, leaseToken, now: claim.leaseUntil })).toBe(false);
+    expect(await store.startSettle({ paymentId, leaseToken: hexId(), headBlock: '7', now: at(1_000) })).toBe(false);
+    expect(await store.startSettle({ paymentId, leaseToken, headBlock: '7', now: claim.leaseUntil })).toBe(false);
     expect(await store.releasePayment({ paymentId, leaseToken: hexId() })).toBe(false);
-    expect(await store.startSettle({ paymentId, leaseToken, now: at(1_000) })).toBe(true);
-    expect((await store.getPayment(paymentId))?.settleStartedAt).toEqual(at(1_000));
+    expect(await store.startSettle({ paymentId, leaseToken, headBlock: '31415926535', now: at(1_000) })).toBe(true);
+    expect(await store.getPayment(paymentId)).toMatchObject({ settleStartedAt: at(1_000), settleHeadBlock: '31415926535' });
+    // The first settle mark and its head block are kept.
+    expect(await store.startSettle({ paymentId, leaseToken, headBlock: '31415926600', now: at(1_500) })).toBe(true);
+    expect(await store.getPayment(paymentId)).toMatchObject({ settleStartedAt: at(1_000), settleHeadBlock: '31415926535' });
     expect(await store.releasePayment({ paymentId, leaseToken })).toBe(false);
     expect((await store.getPayment(paymentId))?.state).toBe('processing');
   });
@@ -230,8 +238,9 @@ export function definePaymentCases(fixture: () => GatewayStoreConformanceFixture
     expect(winners).toHaveLength(1);
     const winner = winners[0]!;
     expect(winner.won).toMatchObject({ state: 'processing', leaseToken: winner.params.leaseToken, leaseUntil: winner.params.leaseUntil });
-    expect(await store.startSettle({ paymentId: claim.paymentId, leaseToken: claim.leaseToken, now: claim.leaseUntil })).toBe(false);
-    expect(await store.startSettle({ paymentId: claim.paymentId, leaseToken: winner.params.leaseToken, now: claim.leaseUntil })).toBe(true);
+    expect(await store.startSettle({ paymentId: claim.paymentId, leaseToken: claim.leaseToken, headBlock: null, now: claim.leaseUntil })).toBe(false);
+    expect(await store.startSettle({ paymentId: claim.paymentId, leaseToken: winner.params.leaseToken, headBlock: null, now: claim.leaseUntil })).toBe(true);
+    expect((await store.getPayment(claim.paymentId))?.settleHeadBlock).toBeNull();
   });
 
   it('marks a payment pending once, with one recovery job, keeping the first known transaction hash', async () => {

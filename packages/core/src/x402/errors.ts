@@ -3,19 +3,19 @@ import { TollgateError } from '../errors/base';
 /**
  * The step at which a `PAYMENT-*` header failed to decode, in pipeline order: `missing` (no value),
  * `too_large` (over the size cap, checked before any work), `invalid_base64`, `invalid_utf8`,
- * `invalid_json`, `unsupported_version` (`x402Version` is not 2) and `invalid_shape` (the x402 v2 schema
- * refused it).
+ * `invalid_json`, `too_deep` (arrays and objects nested deeper than the decoders accept),
+ * `unsupported_version` (`x402Version` is not 2) and `invalid_shape` (the x402 v2 schema refused it).
  */
-export type X402HeaderFailure = 'missing' | 'too_large' | 'invalid_base64' | 'invalid_utf8' | 'invalid_json' | 'unsupported_version' | 'invalid_shape';
+export type X402HeaderFailure = 'missing' | 'too_large' | 'invalid_base64' | 'invalid_utf8' | 'invalid_json' | 'too_deep' | 'unsupported_version' | 'invalid_shape';
 
 /** Transport-level failures: the header is not even a readable JSON document. */
-const transportFailures: ReadonlySet<X402HeaderFailure> = new Set(['missing', 'too_large', 'invalid_base64', 'invalid_utf8', 'invalid_json']);
+const transportFailures: ReadonlySet<X402HeaderFailure> = new Set(['missing', 'too_large', 'invalid_base64', 'invalid_utf8', 'invalid_json', 'too_deep']);
 
 /**
  * A `PAYMENT-SIGNATURE`, `PAYMENT-REQUIRED` or `PAYMENT-RESPONSE` header that could not be decoded.
  * `details.reason` names the failed step ({@link X402HeaderFailure}), `details.header` the header, and
  * for `invalid_shape` `details.field` the first offending path. The code follows the step: unreadable
- * input (`missing` … `invalid_json`) is `invalid_request` (400); a readable document that is not an x402
+ * input (`missing` … `too_deep`) is `invalid_request` (400); a readable document that is not an x402
  * v2 payment (`unsupported_version`, `invalid_shape`) is `payment_verification_failed` (402), so a route
  * can render it with `renderGatewayError` as is. Details never echo the header value (it is replayable
  * payment material).

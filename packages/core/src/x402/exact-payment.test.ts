@@ -86,10 +86,10 @@ describe('verifyExactPayment', () => {
   });
 
   it('checks validAfter against now plus the clock skew', async () => {
-    const soon = await signedPayment({ network: base, accepted, payer, authorization: { validAfter: String(NOW + 60), validBefore: String(NOW + 600) } });
+    const soon = await signedPayment({ network: base, accepted, payer, authorization: { validAfter: String(NOW + 60), validBefore: String(NOW + 360) } });
     expect(verify(soon).signatureStatus).toBe('verified');
     expect(refusal(() => verify(soon, { clockSkewSeconds: 59 }))).toMatchObject({ field: 'authorization.validAfter', reason: 'not_yet_valid' });
-    const later = await signedPayment({ network: base, accepted, payer, authorization: { validAfter: String(NOW + 61), validBefore: String(NOW + 600) } });
+    const later = await signedPayment({ network: base, accepted, payer, authorization: { validAfter: String(NOW + 61), validBefore: String(NOW + 360) } });
     expect(refusal(() => verify(later))).toMatchObject({ field: 'authorization.validAfter' });
   });
 
@@ -101,6 +101,21 @@ describe('verifyExactPayment', () => {
     expect(verify(tooSoon, { minValiditySeconds: 9 }).signatureStatus).toBe('verified');
     const inverted = await signedPayment({ network: base, accepted, payer, authorization: { validAfter: String(NOW + 30), validBefore: String(NOW + 30) } });
     expect(refusal(() => verify(inverted))).toMatchObject({ field: 'authorization.validBefore', reason: 'before_valid_after' });
+  });
+
+  it('refuses an authorization valid beyond maxTimeoutSeconds plus the clock skew (too_late)', async () => {
+    // maxTimeoutSeconds 300 + 60 s skew: NOW + 360 is the last accepted validBefore.
+    const latest = await signedPayment({ network: base, accepted, payer, authorization: { validBefore: String(NOW + 360) } });
+    expect(verify(latest).signatureStatus).toBe('verified');
+    const tooLate = await signedPayment({ network: base, accepted, payer, authorization: { validBefore: String(NOW + 361) } });
+    expect(refusalError(() => verify(tooLate))).toMatchObject({
+      field: 'authorization.validBefore',
+      reason: 'too_late',
+      details: { field: 'authorization.validBefore', reason: 'too_late', maxTimeoutSeconds: 300, clockSkewSeconds: 60 },
+    });
+    expect(verify(tooLate, { clockSkewSeconds: 61 }).signatureStatus).toBe('verified');
+    const years = await signedPayment({ network: base, accepted, payer, authorization: { validBefore: String(NOW + 10 * 365 * 86_400) } });
+    expect(refusal(() => verify(years))).toMatchObject({ field: 'authorization.validBefore', reason: 'too_late' });
   });
 
   it('refuses a signature by someone else or under another domain', async () => {
@@ -153,7 +168,7 @@ describe('fast signer recovery', () => {
       const requirement = buildPaymentRequirements({ network, payTo: merchant, amount: '123456789', maxTimeoutSeconds: 60 });
       for (let round = 0; round < 10; round++) {
         const signer = freshAccount();
-        const payload = await signedPayment({ network, accepted: requirement, payer: signer, authorization: { validBefore: String(NOW + 1 + round * 7919) } });
+        const payload = await signedPayment({ network, accepted: requirement, payer: signer, authorization: { validBefore: String(NOW + 11 + round * 31) } });
         const { authorization, signature } = payload.payload as { authorization: Record<string, string>; signature: Hex };
         const typed = {
           domain: tokenEip712Domain(network),

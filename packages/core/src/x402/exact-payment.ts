@@ -17,7 +17,10 @@ export interface VerifyExactPaymentParams {
   network: X402Network;
   /** Now, in Unix seconds (from the injected clock). */
   now: number;
-  /** How far in the future `validAfter` may lie, for payers whose clock runs ahead. Default 60. */
+  /**
+   * How far a payer's clock may run ahead: `validAfter` may lie this far in the future, and `validBefore`
+   * this far beyond now + `expected.maxTimeoutSeconds`. Default 60.
+   */
   clockSkewSeconds?: number;
   /**
    * How long the authorization must still be valid: settlement needs time to reach the chain, and the
@@ -60,7 +63,7 @@ function refuse(field: string, reason: string, message: string, details?: Record
  * | `authorization.to` | not `expected.payTo` |
  * | `authorization.value` | not `expected.amount` |
  * | `authorization.validAfter` | later than now + `clockSkewSeconds` |
- * | `authorization.validBefore` | not after `validAfter`, already passed (`expired`) or sooner than now + `minValiditySeconds` (`too_soon`) |
+ * | `authorization.validBefore` | not after `validAfter`, already passed (`expired`), sooner than now + `minValiditySeconds` (`too_soon`), or later than now + `expected.maxTimeoutSeconds` + `clockSkewSeconds` (`too_late`: an authorization valid for years would keep a payment whose broadcast was dropped pending for as long) |
  * | `signature` | a 65-byte signature that does not recover `from` under `{ name, version, chainId, verifyingContract: asset }` |
  *
  * Signatures of any other length belong to smart wallets and are not refused: the result says
@@ -113,6 +116,13 @@ export function verifyExactPayment(params: VerifyExactPaymentParams): VerifiedEx
   if (validBefore <= BigInt(now)) refuse('authorization.validBefore', 'expired', 'The authorization has expired.');
   if (validBefore < BigInt(now + minValidity)) {
     refuse('authorization.validBefore', 'too_soon', `The authorization expires in less than ${minValidity} s.`, { minValiditySeconds: minValidity });
+  }
+  const maxValidity = expected.maxTimeoutSeconds + skew;
+  if (validBefore > BigInt(now + maxValidity)) {
+    refuse('authorization.validBefore', 'too_late', `The authorization stays valid for more than ${maxValidity} s (maxTimeoutSeconds ${expected.maxTimeoutSeconds} plus ${skew} s of clock skew).`, {
+      maxTimeoutSeconds: expected.maxTimeoutSeconds,
+      clockSkewSeconds: skew,
+    });
   }
 
   const payer = getAddress(authorization.from);

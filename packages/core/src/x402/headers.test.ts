@@ -8,6 +8,7 @@ import {
   encodeX402Header,
   X402HeaderError,
   X402_HEADER_MAX_BYTES,
+  X402_HEADER_MAX_DEPTH,
 } from './index';
 
 const accepted = {
@@ -100,6 +101,20 @@ describe('decodePaymentSignatureHeader', () => {
 
   it('refuses text that is not JSON', () => {
     expect(failure(() => decodePaymentSignatureHeader(b64('{"x402Version":2,'))).reason).toBe('invalid_json');
+  });
+
+  it('refuses arrays and objects nested deeper than the limit (invalid_request), before any recursive consumer sees them', () => {
+    const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+    const withExtension = (value: string) => b64(JSON.stringify({ ...payload, extensions: { deep: '§' } }).replace('"§"', value));
+    // The payload object and `extensions` are two levels: the extension may nest the rest.
+    expect(decodePaymentSignatureHeader(withExtension(nested(X402_HEADER_MAX_DEPTH - 2))).extensions).toHaveProperty('deep');
+    for (const depth of [X402_HEADER_MAX_DEPTH - 1, 3_000]) {
+      const error = failure(() => decodePaymentSignatureHeader(withExtension(nested(depth))));
+      expect([error.reason, error.code, error.details['maxDepth']]).toEqual(['too_deep', 'invalid_request', X402_HEADER_MAX_DEPTH]);
+      expect(renderGatewayError(error).status).toBe(400);
+    }
+    const deepObject = `${'{"a":'.repeat(40)}1${'}'.repeat(40)}`;
+    expect(failure(() => decodePaymentResponseHeader(b64(deepObject))).reason).toBe('too_deep');
   });
 
   it('refuses JSON that is not an object (payment_verification_failed)', () => {

@@ -22,6 +22,13 @@ export const x402HeaderNames = {
 /** Default cap on a `PAYMENT-*` header value: 16 KiB of base64, far above a real payload with echoed extensions (~5 KiB). */
 export const X402_HEADER_MAX_BYTES = 16 * 1024;
 
+/**
+ * Deepest nesting of arrays and objects a `PAYMENT-*` header may hold. A real payment nests about six
+ * levels (`extensions.offer-receipt.info.offers[0].payload`); recursive consumers of the decoded value
+ * (RFC 8785 canonicalization, schema checks) would exhaust the stack on thousands of levels.
+ */
+export const X402_HEADER_MAX_DEPTH = 32;
+
 /** Options of the header decoders. */
 export interface DecodeX402HeaderOptions {
   /** Largest accepted header value in characters (= bytes, base64 is ASCII). Default {@link X402_HEADER_MAX_BYTES}. */
@@ -45,6 +52,18 @@ export function encodeX402Header(value: unknown): string {
   return base64Encode(utf8Encode(JSON.stringify(value)));
 }
 
+/** Whether `value` nests arrays and objects deeper than `maxDepth` (checked iteratively: no recursion). */
+function nestsDeeperThan(value: unknown, maxDepth: number): boolean {
+  const pending: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    if (typeof next.value !== 'object' || next.value === null) continue;
+    const depth = next.depth + 1;
+    if (depth > maxDepth) return true;
+    for (const child of Object.values(next.value)) if (typeof child === 'object' && child !== null) pending.push({ value: child, depth });
+  }
+  return false;
+}
+
 /** Runs the decode pipeline up to the parsed JSON; each failing step throws with its own reason. */
 function decodeJson(header: string, text: unknown, maxBytes: number): unknown {
   if (typeof text !== 'string' || text.trim() === '') throw new X402HeaderError(header, 'missing', `The ${header} header is missing or empty.`);
@@ -65,11 +84,18 @@ function decodeJson(header: string, text: unknown, maxBytes: number): unknown {
   } catch (cause) {
     throw new X402HeaderError(header, 'invalid_utf8', `The ${header} header does not decode to UTF-8 text.`, { cause });
   }
+  let value: unknown;
   try {
-    return JSON.parse(json) as unknown;
+    value = JSON.parse(json) as unknown;
   } catch (cause) {
     throw new X402HeaderError(header, 'invalid_json', `The ${header} header does not decode to JSON.`, { cause });
   }
+  if (nestsDeeperThan(value, X402_HEADER_MAX_DEPTH)) {
+    throw new X402HeaderError(header, 'too_deep', `The ${header} header nests arrays or objects deeper than ${X402_HEADER_MAX_DEPTH} levels.`, {
+      details: { maxDepth: X402_HEADER_MAX_DEPTH },
+    });
+  }
+  return value;
 }
 
 function checkVersion(header: string, value: unknown, versionRequired: boolean): void {
@@ -99,7 +125,8 @@ function checkShape<Schema extends v.GenericSchema>(header: string, schema: Sche
 /**
  * Decodes a `PAYMENT-SIGNATURE` header into an x402 v2 `PaymentPayload`. Steps, each refusing with its
  * own {@link X402HeaderError} reason: size cap (before any work), base64 in either alphabet (the spec
- * says base64url, official clients send standard base64), fatal UTF-8, JSON, `x402Version === 2`, then
+ * says base64url, official clients send standard base64), fatal UTF-8, JSON, nesting depth (at most
+ * {@link X402_HEADER_MAX_DEPTH} levels), `x402Version === 2`, then
  * the `PaymentPayload` schema. The scheme-specific `payload` is checked later by `verifyExactPayment`.
  *
  * @param text - The header value (`undefined` when absent).

@@ -28,6 +28,7 @@ export { X402HeaderError, PaymentVerificationError, type X402HeaderFailure } fro
 export {
   x402HeaderNames,
   X402_HEADER_MAX_BYTES,
+  X402_HEADER_MAX_DEPTH,
   encodeX402Header,
   decodePaymentSignatureHeader,
   decodePaymentRequiredHeader,

@@ -21,10 +21,13 @@ export interface StartAnvilOptions {
   /** Also dump the state every N seconds while running. Default: only on stop. */
   stateIntervalSeconds?: number;
   /**
-   * Keep no historical states (`--prune-history`). Default true: anvil slows down as history grows.
-   * Blocks, receipts and logs stay queryable; only `eth_call` at old block tags stops working.
+   * Prune historical states (`--prune-history <n>`): anvil slows down as history grows. `true` (the
+   * default) keeps the 256 most recent states, a number keeps that many, `false` keeps them all.
+   * Blocks, receipts and logs stay queryable; `eth_call` works at the kept blocks only, which covers
+   * settlement evidence: its reads are pinned to the head block it read, which may be a few blocks old
+   * by the time the call arrives.
    */
-  pruneHistory?: boolean;
+  pruneHistory?: boolean | number;
   /** Suppress anvil's own output (default true); when false its stdout is forwarded to ours. */
   silent?: boolean;
   /** How long to wait for `eth_chainId` to answer. Default 10 000 ms. */
@@ -128,10 +131,14 @@ async function queryChainId(rpcUrl: string): Promise<number | undefined> {
   }
 }
 
+/** Recent states anvil keeps when pruning history (see `StartAnvilOptions.pruneHistory`). */
+const keptStates = 256;
+
 function anvilArgs(port: number, host: string, chainId: number, options: StartAnvilOptions): string[] {
   const args = ['--port', String(port), '--host', host, '--chain-id', String(chainId)];
   if (options.silent ?? true) args.push('--silent');
-  if (options.pruneHistory ?? true) args.push('--prune-history');
+  const prune = options.pruneHistory ?? true;
+  if (prune !== false) args.push('--prune-history', String(prune === true ? keptStates : prune));
   if (options.statePath !== undefined) args.push('--state', options.statePath);
   if (options.stateIntervalSeconds !== undefined) args.push('--state-interval', String(options.stateIntervalSeconds));
   return args;

@@ -1,20 +1,5 @@
-import { hexDecode, recoverDigestSigner } from '@tollgate/core';
+import { createBoundedCache, hexDecode, recoverDigestSigner } from '@tollgate/core';
 import { hashTypedData, type Address, type Hash, type Hex, type TypedDataDefinition } from 'viem';
-
-/**
- * Remembers recent answers in insertion order, dropping the oldest beyond `capacity`.
- */
-function boundedMap<Value>(capacity: number) {
-  const entries = new Map<string, Value>();
-  return {
-    get: (key: string) => entries.get(key),
-    set(key: string, value: Value) {
-      entries.delete(key);
-      entries.set(key, value);
-      if (entries.size > capacity) entries.delete(entries.keys().next().value as string);
-    },
-  };
-}
 
 /**
  * EOA signature checks without the RPC round trip and with one recovery per payment. The official exact
@@ -28,7 +13,7 @@ function boundedMap<Value>(capacity: number) {
  * @returns A `verifyTypedData` with the same answers, faster for EOAs.
  */
 export function fastTypedDataVerifier(slow: (args: TypedDataDefinition & { address: Address; signature: Hex }) => Promise<boolean>) {
-  const verified = boundedMap<true>(4_096);
+  const verified = createBoundedCache<true>(4_096);
   return async (args: TypedDataDefinition & { address: Address; signature: Hex }): Promise<boolean> => {
     const digest = hashTypedData(args as TypedDataDefinition);
     const key = `${digest}:${args.signature.toLowerCase()}:${args.address.toLowerCase()}`;
@@ -52,7 +37,7 @@ export function fastTypedDataVerifier(slow: (args: TypedDataDefinition & { addre
  * @returns A cached `getCode`.
  */
 export function cachedCodeReader(read: (args: { address: Address }) => Promise<Hex | undefined>, emptyTtlMs = 2_000) {
-  const codes = boundedMap<{ code: Hex | undefined; until: number }>(4_096);
+  const codes = createBoundedCache<{ code: Hex | undefined; until: number }>(4_096);
   return async (args: { address: Address }): Promise<Hex | undefined> => {
     const key = args.address.toLowerCase();
     const known = codes.get(key);
@@ -145,7 +130,7 @@ export function preparedSender(clients: PreparedSenderClients, feesTtlMs = 5_000
  * @returns `remember(to, data, gas)` and `take(to, data)`.
  */
 export function gasFromVerify(ttlMs = 30_000) {
-  const estimates = boundedMap<{ gas: bigint; until: number } | undefined>(4_096);
+  const estimates = createBoundedCache<{ gas: bigint; until: number }>(4_096);
   const key = (to: Address, data: Hex) => `${to.toLowerCase()}:${data.toLowerCase()}`;
   return {
     remember(to: Address, data: Hex, gas: bigint): void {
@@ -154,7 +139,7 @@ export function gasFromVerify(ttlMs = 30_000) {
     take(to: Address, data: Hex): bigint | undefined {
       const found = estimates.get(key(to, data));
       if (found === undefined) return undefined;
-      estimates.set(key(to, data), undefined);
+      estimates.delete(key(to, data));
       return found.until > Date.now() ? found.gas : undefined;
     },
   };

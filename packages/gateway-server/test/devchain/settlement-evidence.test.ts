@@ -148,13 +148,34 @@ describe('findAuthorizationSettlement', () => {
     expect(await query(a, { fromBlock: head + 5n, toBlock: head + 9n })).toMatchObject({ status: 'outside_range', toBlock: head });
   });
 
+  it('pins the state read and the log search to blockNumber, and searches at most maxScanBlocks', async () => {
+    const a = await authorization();
+    const settledAt = (await execute(a)).blockNumber;
+    await cheats.mine({ blocks: 30 });
+    // Before the block that executed it, the authorization was unused.
+    expect(await query(a, { blockNumber: settledAt - 1n })).toEqual({ status: 'not_found' });
+    expect(await query(a, { blockNumber: settledAt + 10n, fromBlock: settledAt + 11n })).toEqual({ status: 'outside_range', fromBlock: settledAt + 11n, toBlock: settledAt + 10n });
+    const spans: bigint[] = [];
+    expect(await query(a, { client: recordingClient(spans), blockNumber: settledAt + 10n, fromBlock: settledAt - 10n, maxBlockSpan: 5 })).toMatchObject({ status: 'settled' });
+    expect(spans).toEqual([5n, 5n, 5n]);
+    // Backward from the pinned block: the 8 newest blocks only.
+    expect(await query(a, { blockNumber: settledAt + 10n, maxScanBlocks: 8, maxBlockSpan: 5 })).toEqual({ status: 'outside_range', fromBlock: settledAt + 3n, toBlock: settledAt + 10n });
+    // Forward from fromBlock: the 5 oldest blocks only.
+    expect(await query(a, { fromBlock: settledAt - 2n, direction: 'forward', maxScanBlocks: 5 })).toMatchObject({ status: 'settled', blockNumber: settledAt });
+    expect(await query(a, { fromBlock: settledAt - 10n, direction: 'forward', maxScanBlocks: 5 })).toEqual({ status: 'outside_range', fromBlock: settledAt - 10n, toBlock: settledAt - 6n });
+    await expect(query(a, { maxScanBlocks: 0 })).rejects.toBeInstanceOf(RangeError);
+    await expect(query(a, { blockNumber: -1n })).rejects.toBeInstanceOf(RangeError);
+  });
+
   it('throws ChainReadError when the node is unreachable or silent', async () => {
     const a = await authorization();
     const downUrl = `http://127.0.0.1:${await findFreePort()}`;
     const down = createPublicClient({ transport: http(downUrl, { retryCount: 0 }) });
     const refused = await query(a, { client: down }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(ChainReadError);
-    expect(refused).toMatchObject({ code: 'rpc_unavailable', details: { operation: 'eth_call authorizationState', failure: 'transport' } });
+    expect(refused).toMatchObject({ code: 'rpc_unavailable', details: { operation: 'eth_blockNumber', failure: 'transport' } });
+    const pinned = await query(a, { client: down, blockNumber: 1n }).catch((e: unknown) => e);
+    expect(pinned).toMatchObject({ code: 'rpc_unavailable', details: { operation: 'eth_call authorizationState', failure: 'transport' } });
 
     const silent: Server = createServer(() => undefined);
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));

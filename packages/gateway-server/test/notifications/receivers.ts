@@ -20,6 +20,8 @@ export interface Receiver {
   readonly url: string;
   readonly port: number;
   readonly requests: readonly ReceivedNotification[];
+  /** How many requests it has answered so far (a `hang` answer never counts). */
+  readonly answered: number;
   /** Resolves once the receiver got at least `count` requests. */
   received(count: number): Promise<readonly ReceivedNotification[]>;
   close(): Promise<void>;
@@ -33,6 +35,7 @@ export interface Receiver {
 export async function startReceiver(options: { port?: number; answers?: ReceiverAnswer[] } = {}): Promise<Receiver> {
   const answers = [...(options.answers ?? [200])];
   const requests: ReceivedNotification[] = [];
+  let answered = 0;
   const waiters: { count: number; resolve: () => void }[] = [];
   const sockets = new Set<Socket>();
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -45,6 +48,7 @@ export async function startReceiver(options: { port?: number; answers?: Receiver
       if (answer === 'hang') return;
       res.statusCode = answer;
       res.end(answer < 300 ? 'ok' : 'not ok');
+      answered += 1;
     });
   });
   server.on('connection', (socket: Socket) => {
@@ -60,6 +64,9 @@ export async function startReceiver(options: { port?: number; answers?: Receiver
     url: `http://127.0.0.1:${port}/hooks/tollgate?token=receiver-secret`,
     port,
     requests,
+    get answered() {
+      return answered;
+    },
     received(count) {
       if (requests.length >= count) return Promise.resolve(requests);
       return new Promise((resolve) => waiters.push({ count, resolve: () => resolve(requests) }));

@@ -3,11 +3,12 @@
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '@tollgate/core';
 import { gatewaySigningKeyPath, loadGatewayConfig, resolveGatewaySigningKey } from '@tollgate/gateway-server';
-import { call, startTestGateway } from '../helpers/gateway';
+import { call, createRef, expectError, registerMerchant, startTestGateway } from '../helpers/gateway';
 
 function problemsOf(env: Record<string, string>): ConfigError['problems'] {
   try {
@@ -78,6 +79,38 @@ describe('payment configuration', () => {
     ]);
     const text = JSON.stringify(problems);
     for (const secret of ['SECRETPATH', 'HEADERSECRET', 'f'.repeat(64)]) expect(text).not.toContain(secret);
+  });
+
+  it('starts a gateway with GATEWAY_STATUS_CACHE_MS=0, whose 402s then read the ref’s status every time', async () => {
+    const gateway = await startTestGateway({ GATEWAY_STATUS_CACHE_MS: '0' });
+    try {
+      const merchant = await registerMerchant(gateway.url);
+      const refId = (await createRef(gateway.url, merchant)).body['refId'] as string;
+      const path = `/receive/${merchant.payTo}?ref=${refId}`;
+      expectError(await call(gateway.url, 'GET', path), 402, 'payment_required');
+      // Revoked by "another instance": straight in the shared database, so no cache of this one is told.
+      await gateway.server.database.sql.query(`UPDATE gateway_refs SET status = 'revoked', revoked_at = $2 WHERE id = $1`, [refId, new Date(gateway.clock.now())]);
+      expectError(await call(gateway.url, 'GET', path), 410, 'ref_revoked');
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('warns at start about every network without an RPC when a facilitator is configured', async () => {
+    const lines: string[] = [];
+    const destination = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
+    const gateway = await startTestGateway(
+      { LOG_LEVEL: 'warn', GATEWAY_FACILITATOR_URL: 'http://127.0.0.1:9/x402', GATEWAY_RPC_URLS: 'base=http://127.0.0.1:9' },
+      { logDestination: destination },
+    );
+    await gateway.close();
+    const warnings = lines.map((line) => JSON.parse(line) as { level: number; msg: string; networks?: string[] }).filter((line) => line.networks !== undefined);
+    expect(warnings).toEqual([expect.objectContaining({ level: 40, networks: ['base-sepolia', 'local'], msg: expect.stringContaining('stays pending') })]);
   });
 
   it('refuses signing keys that are not secp256k1 scalars and headers that are not a JSON object of strings', () => {

@@ -151,6 +151,21 @@ describe('refusals', () => {
   });
 });
 
+describe('the 402 status cache and this instance’s own changes', () => {
+  it('refuses at once, without the clock moving, a ref revoked and a payTo retired over HTTP after a 402', async () => {
+    const owner = await registerMerchant(gateway.url, { network: 'local' });
+    const revoked = await payableRef(gateway, { merchant: owner });
+    const sibling = await payableRef(gateway, { merchant: owner });
+    expect((await receive(revoked.path)).status).toBe(402);
+    expect((await receive(sibling.path)).status).toBe(402);
+    expect((await call(gateway.url, 'POST', `/ref/${revoked.refId}/revoke`, { apiKey: owner.apiKey })).status).toBe(200);
+    expectError(await receive(revoked.path), 410, 'ref_revoked');
+    expect((await receive(sibling.path)).status).toBe(402);
+    expect((await call(gateway.url, 'POST', `/payto/${owner.payTo}/revoke`, { apiKey: owner.apiKey })).status).toBe(200);
+    expectError(await receive(sibling.path), 410, 'payto_revoked');
+  });
+});
+
 describe('PAYMENT-SIGNATURE decoding and settlement without a facilitator', () => {
   const withSignature = (header: string) => receive(fixed.path, { 'payment-signature': header });
   const encode = (text: string) => Buffer.from(text, 'utf8').toString('base64');
@@ -180,6 +195,13 @@ describe('PAYMENT-SIGNATURE decoding and settlement without a facilitator', () =
     expect(expectError(await withSignature(encodePayment(broken)), 402, 'payment_verification_failed')).toMatchObject({ field: 'authorization.from', reason: 'malformed' });
     const payload = await signPayment(token, freshAccount(), accepted, { extensions: { 'payment-identifier': { info: { required: false, id: 'short' } } } });
     expect(expectError(await withSignature(encodePayment(payload)), 400, 'invalid_request')).toMatchObject({ field: 'extensions.payment-identifier.info.id' });
+  });
+
+  it('refuses a payment nesting thousands of levels with invalid_request, not a 500', async () => {
+    const accepted = await requirementsOf(fixed.path);
+    const deep = `${'['.repeat(3_000)}${']'.repeat(3_000)}`;
+    const payload = JSON.stringify(await signPayment(token, freshAccount(), accepted, { extensions: { deep: '§' } })).replace('"§"', deep);
+    expect(expectError(await withSignature(encode(payload)), 400, 'invalid_request')).toMatchObject({ reason: 'too_deep', maxDepth: 32 });
   });
 
   it('never settles on HEAD: it negotiates', async () => {

@@ -122,7 +122,7 @@ describe('paying refs end to end with the official x402 client', () => {
       issuedAt: Math.floor(gateway.clock.now() / 1000),
     });
     expect(verifySignedReceipt(signedReceipt, receipt, receiptSigner)).toMatchObject({ valid: true, receiptHash: receiptHash(receipt) });
-    // The recipe of docs/gateway-payments.md, with viem and an RFC 8785 library only.
+    // The recipe of the README (section "Gateway: payments"), with viem and an RFC 8785 library only.
     const documentedHash = sha256(toBytes(canonicalize(receipt)!));
     expect(documentedHash).toBe(`0x${receiptHash(receipt)}`);
     const recipe = {
@@ -242,11 +242,12 @@ describe('refusals', () => {
     const ref = await payableRef(gateway);
     const negotiation = await call(gateway.url, 'GET', ref.path);
     const required = decodePaymentRequiredHeader(negotiation.headers.get('payment-required') ?? undefined);
-    const now = BigInt(Math.floor(gateway.clock.now() / 1000));
     const offered = required.extensions?.['tollgate-offer'] as { info: SignedTollgateOffer };
     const attempt = async (offer: unknown) => {
       const extensions = { ...required.extensions, 'tollgate-offer': { ...offered, info: offer } };
-      const payload = await signPayment(tokenOf(stack), demoPayer(stack), required.accepts[0]!, { validBefore: now + 3_000n, extensions });
+      // Valid for maxTimeoutSeconds from the gateway's now, which this test moves past the offer's expiry.
+      const validBefore = BigInt(Math.floor(gateway.clock.now() / 1000)) + 300n;
+      const payload = await signPayment(tokenOf(stack), demoPayer(stack), required.accepts[0]!, { validBefore, extensions });
       return pay(ref.path, encodePayment(payload));
     };
     const forged = await createSignedOffer(

@@ -1,6 +1,7 @@
 /**
- * A map that keeps at most `capacity` entries, evicting the least recently used one: negotiation caches
- * per ref and amount, and open refs accept any amount, so the key space is unbounded.
+ * A map that keeps at most `capacity` entries, evicting the least recently used one: for caches whose
+ * key space is unbounded (negotiation caches per ref and amount, and open refs accept any amount; the
+ * dev facilitator's memos per payment).
  */
 export interface BoundedCache<Value> {
   get(key: string): Value | undefined;

@@ -17,9 +17,11 @@ export { createReceiptIssuer, notificationIdOf, type ReceiptIssuer } from './rec
 export {
   settlementRecoveryQueue,
   settlementRecoveryMaxAttempts,
+  settlementRecoveryJobKey,
   enqueueSettlementRecovery,
   type SettlementRecoveryJob,
 } from './recovery-job';
-export { createSettlementRecovery, type SettlementRecovery, type SettlementEvidenceVerdict } from './recovery';
+export { createSettlementRecovery, evidenceMarginBlocks, type SettlementRecovery, type SettlementEvidenceVerdict, type ClaimTakeover } from './recovery';
+export { watchHeadBlock } from './head-block';
 export { createSettlement, type Settlement, type SettlementRequest, type SettlementResult } from './settlement';
 export { createPayments, type Payments } from './payments';

@@ -9,18 +9,30 @@ import { createBoundedCache } from './bounded-cache';
 import type { PaymentContext, PaymentContexts } from './payment-context';
 import type { PaymentDeps, PaymentSettings } from './payment-deps';
 
-/** The offline checks of a new payment, run before any claim or facilitator call. */
+/**
+ * The offline checks of a new payment. Settlement runs them while its claim is being taken (the two
+ * overlap), and both finish before any facilitator call; a claim whose payment fails them is released.
+ */
 export interface PaymentChecks {
   /**
-   * Refuses a payment that cannot be paid or does not verify, in this order: the ref is payable
-   * (`ref_expired`, `ref_revoked`, `payto_revoked`); `verifyExactPayment` against the regenerated
-   * requirement (scheme, network, `accepted`, `authorization.*`, signature); the echoed Tollgate offer,
-   * when there is one (signed by this gateway, unexpired, bound to this origin, resource, payTo, amount,
-   * network, chain and asset).
+   * Refuses a payment that cannot be paid or does not verify, in this order: the payload's `resource`
+   * (see {@link PaymentChecks.verifyResource}); the ref is payable (`ref_expired`, `ref_revoked`,
+   * `payto_revoked`); `verifyExactPayment` against the regenerated requirement (scheme, network,
+   * `accepted`, `authorization.*`, signature); the echoed Tollgate offer, when there is one (signed by
+   * this gateway, unexpired, bound to this origin, resource, payTo, amount, network, chain and asset).
    *
    * @throws GatewayError or PaymentVerificationError (`payment_verification_failed`, naming the field).
    */
   verify(payload: PaymentPayload, context: PaymentContext, nowSeconds: number): void;
+  /**
+   * Refuses a payload whose `resource` (optional in x402 v2; official clients copy the 402's) names
+   * another URL than this ref's: the EIP-3009 authorization does not bind a ref, so without this an
+   * intercepted payment could be settled against another ref of the same payTo and amount. A string
+   * comparison, cheap enough to run before the claim.
+   *
+   * @throws PaymentVerificationError, field `resource`, reason `mismatch`.
+   */
+  verifyResource(payload: PaymentPayload, context: PaymentContext): void;
 }
 
 /**
@@ -64,8 +76,17 @@ export function createPaymentChecks(deps: Pick<PaymentDeps, 'signer' | 'publicUr
     verifiedOffers.set(key, verified.expiry);
   }
 
+  function verifyResource(payload: PaymentPayload, context: PaymentContext): void {
+    const named = payload.resource?.url;
+    if (named !== undefined && named !== context.resource.url) {
+      throw new PaymentVerificationError('resource', 'mismatch', 'The payment names another resource than this ref’s receive URL.');
+    }
+  }
+
   return {
+    verifyResource,
     verify(payload, context, now) {
+      verifyResource(payload, context);
       deps.contexts.assertPayable(context, now);
       verifyExactPayment({
         payload,

@@ -51,7 +51,7 @@ export interface PaymentContexts {
    *   with another `amount`, `refundOf` while refunds are not enabled), `not_found` (unknown ref, or a ref
    *   of another payTo).
    */
-  resolve(request: ReceiveRequest, options?: ResolveOptions): Promise<PaymentContext>;
+  resolve(request: ReceiveRequest): Promise<PaymentContext>;
   /**
    * Refuses a ref that can no longer be paid at `nowSeconds`: `ref_expired` (expiry wins, also for a
    * revoked ref, as the spec's state table says), then `ref_revoked`, then `payto_revoked`.
@@ -61,15 +61,6 @@ export interface PaymentContexts {
   forgetRef(refId: string): void;
   /** Drops the cached statuses of every ref of a payTo (call it after retiring the payTo). */
   forgetPayTo(address: string): void;
-}
-
-/** Options of {@link PaymentContexts.resolve}. */
-export interface ResolveOptions {
-  /**
-   * Read the statuses from the store even when a recent read is cached (a read younger than
-   * `statusCacheMs` is reused otherwise; settlement's claim re-checks them atomically anyway).
-   */
-  readonly fresh?: boolean;
 }
 
 interface CachedStatus {
@@ -112,11 +103,11 @@ export function createPaymentContexts(deps: Pick<PaymentDeps, 'store' | 'network
     if (settings.statusCacheMs > 0) statuses.set(ref.id, { refStatus, payToStatus, payTo: ref.payTo.toLowerCase(), readAt: deps.clock.now() });
   }
 
-  /** The ref and the statuses: from the caches when allowed, else in one query either way. */
-  async function read(refId: string, fresh: boolean): Promise<{ ref: RefRecord; refStatus: RefStatus; payToStatus: PayToStatus } | undefined> {
+  /** The ref and the statuses: from the caches while the status read is recent, else in one query either way. */
+  async function read(refId: string): Promise<{ ref: RefRecord; refStatus: RefStatus; payToStatus: PayToStatus } | undefined> {
     const known = refs.get(refId);
     if (known !== undefined) {
-      const cached = fresh ? undefined : statuses.get(refId);
+      const cached = statuses.get(refId);
       if (cached !== undefined && deps.clock.now() - cached.readAt < settings.statusCacheMs) {
         return { ref: known, refStatus: cached.refStatus, payToStatus: cached.payToStatus };
       }
@@ -175,7 +166,7 @@ export function createPaymentContexts(deps: Pick<PaymentDeps, 'store' | 'network
   }
 
   return {
-    async resolve(request, options = {}) {
+    async resolve(request) {
       const { query } = request;
       if (query['refundOf'] !== undefined) {
         throw new GatewayError('invalid_request', 'Refund payments are not enabled on this gateway.', { details: { field: 'refundOf', reason: 'not_enabled' } });
@@ -183,7 +174,7 @@ export function createPaymentContexts(deps: Pick<PaymentDeps, 'store' | 'network
       const refId = query['ref'];
       if (refId === undefined || refId === '') throw new GatewayError('invalid_request', 'The query needs ref=<refId>.', { details: { field: 'ref' } });
       if (!isHexId(refId, 16) || !/^0x[0-9a-fA-F]{40}$/.test(request.payTo)) throw refNotFound();
-      const target = await read(refId, options.fresh === true);
+      const target = await read(refId);
       // Another payTo's ref is answered exactly like a missing one.
       if (target === undefined || target.ref.payTo.toLowerCase() !== request.payTo.toLowerCase()) throw refNotFound();
       return { ...termsOf(target.ref, amountOf(target.ref, query['amount'])), ...target };

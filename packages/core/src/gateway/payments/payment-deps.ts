@@ -5,7 +5,11 @@ import type { Facilitator } from '../../x402/facilitator/port';
 import type { GatewayNetwork } from '../networks';
 import type { GatewayServiceDeps } from '../service-deps';
 
-/** The chain reads payments make: settlement evidence plus the head block's timestamp. A viem `PublicClient` satisfies it. */
+/**
+ * The chain reads payments make: settlement evidence, the head block (number and timestamp) every
+ * evidence read is pinned to, and the head block number recorded when settle starts. A viem
+ * `PublicClient` satisfies it.
+ */
 export type SettlementChainClient = ChainEvidenceClient & Pick<PublicClient, 'getBlock'>;
 
 /** Tunables of the payment flow; every one has a default ({@link defaultPaymentSettings}). */
@@ -28,6 +32,11 @@ export interface PaymentSettings {
   readonly pollMs: number;
   /** Most blocks per `eth_getLogs` call of the evidence reader. */
   readonly maxBlockSpan: number;
+  /**
+   * Most blocks the evidence reader searches for a settlement's logs per attempt: forward from a little
+   * below the head block recorded when settle started, or, when none was recorded, back from the head.
+   */
+  readonly evidenceScanBlocks: number;
   /** Deadline of each chain read of the evidence reader. */
   readonly evidenceTimeoutMs: number;
   /** `Retry-After` of a `settlement_pending` answer. */
@@ -47,8 +56,9 @@ export interface PaymentSettings {
  * Defaults: authorizations valid 300 s (slow wallets and facilitator backlogs fit, and a payment that
  * never lands is known failed five minutes after signing), offers valid at least as long and signed per
  * 60 s granule, 60 s clock skew, 10 s minimum validity, a 2-minute lease (facilitator verify 10 s + settle
- * 60 s + margin), duplicates wait up to 30 s polling every 50 ms, 2 000-block log ranges, 10 s chain
- * reads, `Retry-After: 5` while pending, 1 000 cached negotiations, statuses reused by negotiations for 1 s.
+ * 60 s + margin), duplicates wait up to 30 s polling every 50 ms, 2 000-block log ranges and at most
+ * 20 000 blocks searched per evidence attempt, 10 s chain reads, `Retry-After: 5` while pending, 1 000
+ * cached negotiations, statuses reused by negotiations for 1 s.
  *
  * @example
  * ```ts
@@ -66,6 +76,7 @@ export const defaultPaymentSettings: PaymentSettings = Object.freeze({
   waitMs: 30_000,
   pollMs: 50,
   maxBlockSpan: 2_000,
+  evidenceScanBlocks: 20_000,
   evidenceTimeoutMs: 10_000,
   pendingRetryAfterSeconds: 5,
   cacheSize: 1_000,
@@ -74,7 +85,11 @@ export const defaultPaymentSettings: PaymentSettings = Object.freeze({
 
 /** Something that happened to a payment, for logs and metrics. Never carries the payer's signature. */
 export interface PaymentEvent {
-  readonly type: 'claimed' | 'released' | 'settled' | 'pending' | 'failed' | 'taken_over';
+  /**
+   * `recovery_renewed`: the payment's recovery job had died (all attempts used) or gone missing, and the
+   * sweep enqueued a new one.
+   */
+  readonly type: 'claimed' | 'released' | 'settled' | 'pending' | 'failed' | 'taken_over' | 'recovery_renewed';
   readonly paymentId: string;
   readonly refId: string;
   readonly txHash?: string;
@@ -105,12 +120,22 @@ export type PaymentDeps = GatewayServiceDeps & PaymentOptions;
  *
  * @param overrides - Partial settings.
  * @returns Complete settings.
- * @throws RangeError when a value is not a positive integer (or `maxTimeoutSeconds` is shorter than the minimum validity).
+ * @throws RangeError when a value is not a positive integer (`statusCacheMs` may be 0: no status cache),
+ *   or `maxTimeoutSeconds` is not longer than the minimum validity.
+ *
+ * @example
+ * ```ts
+ * import { resolvePaymentSettings } from '@tollgate/core';
+ * resolvePaymentSettings({ statusCacheMs: 0 }).maxTimeoutSeconds; // 300
+ * ```
  */
 export function resolvePaymentSettings(overrides: Partial<PaymentSettings> = {}): PaymentSettings {
   const settings = { ...defaultPaymentSettings, ...overrides };
   for (const [name, value] of Object.entries(settings)) {
-    if (!Number.isSafeInteger(value) || (value as number) <= 0) throw new RangeError(`Payment setting ${name} must be a positive integer, got ${String(value)}.`);
+    const least = name === 'statusCacheMs' ? 0 : 1;
+    if (!Number.isSafeInteger(value) || (value as number) < least) {
+      throw new RangeError(`Payment setting ${name} must be ${least === 0 ? 'a non-negative' : 'a positive'} integer, got ${String(value)}.`);
+    }
   }
   if (settings.maxTimeoutSeconds <= settings.minValiditySeconds) throw new RangeError('maxTimeoutSeconds must exceed minValiditySeconds.');
   return Object.freeze(settings);

@@ -17,14 +17,13 @@ describe('payment identity', () => {
     expect(authorizationPaymentId(8453, payer, nonce)).toBe(`auth:8453:${payer.toLowerCase()}:0x${'ab'.repeat(32)}`);
     expect(identifyPayment(payload, 8453, undefined)).toEqual({
       paymentId: `auth:8453:${payer.toLowerCase()}:0x${'ab'.repeat(32)}`,
-      clientChosen: false,
       chainId: 8453,
       payer,
       nonce: `0x${'ab'.repeat(32)}`,
       validBefore: '1800000000',
       fingerprint: paymentFingerprint(payload),
     });
-    expect(identifyPayment(payload, 8453, 'pay_0123456789abcdef')).toMatchObject({ paymentId: 'pay_0123456789abcdef', clientChosen: true });
+    expect(identifyPayment(payload, 8453, 'pay_0123456789abcdef')).toMatchObject({ paymentId: 'pay_0123456789abcdef' });
   });
 
   it('fingerprints the canonical JSON: key order does not count, every value does', () => {

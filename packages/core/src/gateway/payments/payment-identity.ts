@@ -10,8 +10,6 @@ import { exactEvmPayloadSchema, type PaymentPayload } from '../../x402/wire';
 export interface PaymentIdentity {
   /** The client's payment-identifier id, else {@link authorizationPaymentId}. */
   readonly paymentId: string;
-  /** Whether the id came from the client's payment-identifier extension. */
-  readonly clientChosen: boolean;
   readonly chainId: number;
   /** `authorization.from`, checksummed. */
   readonly payer: Address;
@@ -86,7 +84,6 @@ export function identifyPayment(payload: PaymentPayload, chainId: number, client
   const nonce = authorization.nonce.toLowerCase();
   return {
     paymentId: clientPaymentId ?? authorizationPaymentId(chainId, payer, nonce),
-    clientChosen: clientPaymentId !== undefined,
     chainId,
     payer,
     nonce,

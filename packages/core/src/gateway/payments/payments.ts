@@ -19,8 +19,9 @@ export interface Payments {
 }
 
 /**
- * Wires negotiation, settlement, receipts and recovery. Serve them with `receiveRoutes`, and run
- * `recovery.runJob` on the `gateway.settlement-recovery` queue (the gateway server does both).
+ * Wires negotiation, settlement, receipts and recovery. Serve them with `receiveRoutes`, run
+ * `recovery.runJob` on the `gateway.settlement-recovery` queue, and call `recovery.sweepAbandoned` and
+ * `recovery.sweepStranded` periodically (the gateway server does all of it: `startRecoveryWorker`).
  *
  * @param deps - Store, networks, public URL, clock, signing key, facilitator, chain clients, settings.
  * @returns The services.

@@ -14,6 +14,16 @@ export type SettlementEvidenceVerdict =
   | { readonly status: 'failed'; readonly reason: 'authorization_expired' | 'authorization_canceled' | 'settlement_mismatch'; readonly txHash: string | null }
   | { readonly status: 'unknown'; readonly reason: 'not_yet_on_chain' | 'no_rpc' | 'rpc_unavailable' | 'outside_range' };
 
+/**
+ * What taking over a claim whose lease ended did: `held` (settle never started; the caller now holds the
+ * claim with `leaseToken`), `pending` (settle had started: the payment was made pending, the chain
+ * decides) or `lost` (another holder took it first, or it moved on; `payment` as it now stands).
+ */
+export type ClaimTakeover =
+  | { readonly kind: 'held'; readonly payment: PaymentRecord; readonly leaseToken: string }
+  | { readonly kind: 'pending'; readonly payment: PaymentRecord }
+  | { readonly kind: 'lost'; readonly payment: PaymentRecord | undefined };
+
 /** Finishes payments from chain evidence; never calls the facilitator. */
 export interface SettlementRecovery {
   /** Reads the chain about a payment (no writes). */
@@ -24,6 +34,12 @@ export interface SettlementRecovery {
    * `pending` when the chain cannot tell yet). Other states are returned as they are.
    */
   resolve(payment: PaymentRecord): Promise<PaymentRecord>;
+  /**
+   * Takes over a `processing` claim whose lease ended (its holder died or hung). Settle may have run once
+   * it started, so such a claim becomes `pending` (settle is never called again); an earlier one is handed
+   * to the caller (`held`). Atomic: of concurrent callers, one takes it, the others get `lost`.
+   */
+  takeOver(payment: PaymentRecord): Promise<ClaimTakeover>;
   /**
    * The handler of a `gateway.settlement-recovery` job: resolves the payment. Throws while the payment
    * is still unresolved, so the queue retries it with backoff.
@@ -38,7 +54,22 @@ export interface SettlementRecovery {
    * @returns How many claims this call took over.
    */
   sweepAbandoned(limit?: number): Promise<number>;
+  /**
+   * Gives `pending` payments whose recovery job died (it used all its attempts: no RPC, or an RPC down for
+   * hours) or went missing a new job, of their next recovery generation. Safe on every instance at once
+   * (a generation is renewed once).
+   *
+   * @param limit - Most payments handled per call (default 20).
+   * @returns How many payments got a new recovery job.
+   */
+  sweepStranded(limit?: number): Promise<number>;
 }
+
+/**
+ * How far below the head block recorded at settle start the log search begins: that head may come from a
+ * node lagging the one that mines the transfer, or be undone by a short reorg.
+ */
+export const evidenceMarginBlocks = 64n;
 
 /**
  * Creates the recovery of pending payments. The verdict comes from `findAuthorizationSettlement`
@@ -50,10 +81,13 @@ export interface SettlementRecovery {
  * | authorization canceled | `failed`, `authorization_canceled` |
  * | nonce used by a transfer to another payee or amount | `failed`, `settlement_mismatch` |
  * | nonce unused and the head block's timestamp ≥ `validBefore` | `failed`, `authorization_expired` (no later block can execute it) |
- * | nonce unused before `validBefore`, RPC down, no RPC configured | still pending |
+ * | nonce unused before `validBefore`, RPC down, no RPC configured, a node without the head block | still pending |
  *
- * The head block is read before the nonce, so "unused at a head whose timestamp passed `validBefore`"
- * is final: blocks only get later.
+ * The head block is read once and every other read is pinned to its number, so "unused at a head whose
+ * timestamp passed `validBefore`" is final: a load-balanced RPC whose nodes lag each other cannot answer
+ * from an older state (a node that does not have the block yet fails the read: still pending). The logs
+ * are searched from {@link evidenceMarginBlocks} below the head recorded when settle started, forward,
+ * for at most `evidenceScanBlocks` blocks; without a recorded head, back from the head for as many.
  *
  * @param deps - Store, networks, chain clients, clock, the issuer and the settings.
  * @returns The recovery.
@@ -68,6 +102,15 @@ export interface SettlementRecovery {
 export function createSettlementRecovery(deps: PaymentDeps & { readonly issuer: ReceiptIssuer }, settings: PaymentSettings): SettlementRecovery {
   const { store } = deps;
   const now = () => new Date(deps.clock.now());
+  const event = (type: Parameters<NonNullable<PaymentDeps['onEvent']>>[0]['type'], payment: PaymentRecord, extra: { txHash?: string; reason?: string } = {}) =>
+    deps.onEvent?.({ type, paymentId: payment.paymentId, refId: payment.refId, ...extra });
+
+  /** Where the log search starts and which way it walks. */
+  function searchRange(payment: PaymentRecord): { fromBlock?: bigint; direction: 'forward' | 'backward' } {
+    if (payment.settleHeadBlock === null) return { direction: 'backward' };
+    const recorded = BigInt(payment.settleHeadBlock);
+    return { fromBlock: recorded > evidenceMarginBlocks ? recorded - evidenceMarginBlocks : 0n, direction: 'forward' };
+  }
 
   async function inspect(payment: PaymentRecord): Promise<SettlementEvidenceVerdict> {
     const network = deps.networks.byName(payment.network);
@@ -82,7 +125,10 @@ export function createSettlementRecovery(deps: PaymentDeps & { readonly issuer: 
         nonce: payment.nonce as `0x${string}`,
         payTo: getAddress(payment.payTo),
         value: BigInt(payment.amount),
+        blockNumber: head.number,
+        ...searchRange(payment),
         maxBlockSpan: settings.maxBlockSpan,
+        maxScanBlocks: settings.evidenceScanBlocks,
         timeoutMs: settings.evidenceTimeoutMs,
       });
       switch (evidence.status) {
@@ -120,48 +166,37 @@ export function createSettlementRecovery(deps: PaymentDeps & { readonly issuer: 
       if (ref === undefined) throw new Error(`The ref ${payment.refId} of payment ${payment.paymentId} is missing.`);
       const completion = await deps.issuer.completion({ payment, ref, network, txHash: verdict.txHash, blockNumber: verdict.blockNumber, now: now() });
       const done = await store.completePayment(completion);
-      if (done?.changed) deps.onEvent?.({ type: 'settled', paymentId: payment.paymentId, refId: payment.refId, txHash: completion.txHash, reason: 'chain_evidence' });
+      if (done?.changed) event('settled', payment, { txHash: completion.txHash, reason: 'chain_evidence' });
       return { payment: done?.payment ?? payment };
     }
     const answer = deps.issuer.failure({ payment, network, reason: verdict.reason, message: failureMessages[verdict.reason], txHash: verdict.txHash });
     const failed = await store.failPayment({ paymentId: payment.paymentId, errorReason: verdict.reason, txHash: verdict.txHash, answer, now: now() });
-    if (failed?.changed) deps.onEvent?.({ type: 'failed', paymentId: payment.paymentId, refId: payment.refId, reason: verdict.reason });
+    if (failed?.changed) event('failed', payment, { reason: verdict.reason });
     return { payment: failed?.payment ?? payment };
   }
 
-  /**
-   * A claim whose holder died: settle may have run, so it becomes pending; otherwise nothing happened and
-   * it is released. `taken` is false when another instance took it first (`payment` is then as it stands).
-   */
-  async function takeOverAbandoned(payment: PaymentRecord): Promise<{ taken: boolean; payment: PaymentRecord | undefined }> {
+  async function takeOver(payment: PaymentRecord): Promise<ClaimTakeover> {
     const leaseToken = randomId();
     const taken = await store.takeOverPayment({ paymentId: payment.paymentId, leaseToken, leaseUntil: new Date(deps.clock.now() + settings.leaseMs), now: now() });
-    if (taken === undefined) return { taken: false, payment: await store.getPayment(payment.paymentId) };
-    deps.onEvent?.({ type: 'taken_over', paymentId: payment.paymentId, refId: payment.refId });
-    if (taken.settleStartedAt === null) {
-      await store.releasePayment({ paymentId: payment.paymentId, leaseToken });
-      deps.onEvent?.({ type: 'released', paymentId: payment.paymentId, refId: payment.refId, reason: 'abandoned_before_settle' });
-      return { taken: true, payment: undefined };
-    }
+    if (taken === undefined) return { kind: 'lost', payment: await store.getPayment(payment.paymentId) };
+    event('taken_over', taken);
+    if (taken.settleStartedAt === null) return { kind: 'held', payment: taken, leaseToken };
+    // Settle may have run: never call it again, let the chain tell.
     const pending = await store.markPaymentPending({ paymentId: payment.paymentId, txHash: null, now: now() });
-    if (pending?.changed) deps.onEvent?.({ type: 'pending', paymentId: payment.paymentId, refId: payment.refId, reason: 'abandoned_during_settle' });
-    return { taken: true, payment: pending?.payment };
+    if (pending?.changed) event('pending', taken, { reason: 'lease_expired_during_settle' });
+    return pending === undefined ? { kind: 'lost', payment: undefined } : { kind: 'pending', payment: pending.payment };
   }
 
   return {
     inspect,
     resolve: async (payment) => (await settleFromChain(payment)).payment,
+    takeOver,
+
     async runJob(job) {
-      let payment = await store.getPayment(job.payload.paymentId);
-      if (payment === undefined || payment.state === 'settled' || payment.state === 'failed') return;
-      if (payment.state === 'processing') {
-        if (payment.leaseUntil !== null && payment.leaseUntil.getTime() > deps.clock.now()) throw new Error('The payment is still being settled by its claim holder.');
-        payment = (await takeOverAbandoned(payment)).payment;
-        if (payment === undefined || payment.state !== 'pending') {
-          if (payment?.state === 'processing') throw new Error('Another instance took the payment over.');
-          return;
-        }
-      }
+      // Only `markPaymentPending` and `renewRecovery` enqueue this job, both for a pending payment, and a
+      // payment never returns to `processing`.
+      const payment = await store.getPayment(job.payload.paymentId);
+      if (payment === undefined || payment.state !== 'pending') return;
       const resolved = await settleFromChain(payment);
       if (resolved.payment.state === 'pending') throw new Error(`The payment is still pending (${resolved.unknown ?? 'unknown'}).`);
     },
@@ -169,8 +204,28 @@ export function createSettlementRecovery(deps: PaymentDeps & { readonly issuer: 
     async sweepAbandoned(limit = 20) {
       const abandoned = await store.listAbandonedPayments({ now: now(), limit });
       let taken = 0;
-      for (const payment of abandoned) if ((await takeOverAbandoned(payment)).taken) taken += 1;
+      for (const payment of abandoned) {
+        const takeover = await takeOver(payment);
+        if (takeover.kind === 'lost') continue;
+        taken += 1;
+        if (takeover.kind === 'held') {
+          // Settle never started: nothing can be on chain, so the payer may simply pay again.
+          await store.releasePayment({ paymentId: payment.paymentId, leaseToken: takeover.leaseToken });
+          event('released', payment, { reason: 'abandoned_before_settle' });
+        }
+      }
       return taken;
+    },
+
+    async sweepStranded(limit = 20) {
+      const stranded = await store.listStrandedPayments({ limit });
+      let renewed = 0;
+      for (const payment of stranded) {
+        if (!(await store.renewRecovery({ paymentId: payment.paymentId, generation: payment.recoveryGeneration, now: now() }))) continue;
+        renewed += 1;
+        event('recovery_renewed', payment, { reason: `generation_${payment.recoveryGeneration + 1}` });
+      }
+      return renewed;
     },
   };
 }

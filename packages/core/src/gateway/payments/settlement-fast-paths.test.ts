@@ -17,6 +17,7 @@ import {
   gatewayMigrations,
   PaymentVerificationError,
   ManualClock,
+  resolvePaymentSettings,
   type GatewayStore,
   type Payments,
 } from '@tollgate/core';
@@ -75,6 +76,26 @@ describe('negotiation status cache', () => {
     await expect(payments.negotiation.negotiate(receive)).resolves.toMatchObject({ header: expect.any(String) });
     clock.advance(1);
     expect((await rejectedWith(GatewayError, payments.negotiation.negotiate(receive))).code).toBe('ref_revoked');
+  });
+
+  it('reads the statuses on every 402 with statusCacheMs 0', async () => {
+    const uncached = createPayments({
+      store,
+      keys: deriveGatewayKeys(new Uint8Array(32).fill(3)),
+      networks: createNetworkRegistry(),
+      publicUrl: 'https://pay.example.com',
+      clock,
+      signer: privateKeyToAccount(generatePrivateKey()),
+      settings: { statusCacheMs: 0 },
+    });
+    expect(uncached.settings.statusCacheMs).toBe(0);
+    const target = await refWithPayment();
+    const receive = { payTo: target.payTo, query: { ref: target.refId } };
+    await uncached.negotiation.negotiate(receive);
+    await store.revokeRef({ merchantId: target.merchantId, refId: target.refId, now: new Date(clock.now()) });
+    expect((await rejectedWith(GatewayError, uncached.negotiation.negotiate(receive))).code).toBe('ref_revoked');
+    expect(() => resolvePaymentSettings({ statusCacheMs: -1 })).toThrow(RangeError);
+    expect(() => resolvePaymentSettings({ pollMs: 0 })).toThrow(RangeError);
   });
 
   it('forgets a ref at once when this instance revokes it', async () => {

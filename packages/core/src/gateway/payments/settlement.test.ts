@@ -124,27 +124,30 @@ describe('settlement state machine', () => {
     expect(facilitator.calls.settle).toBe(0);
   });
 
-  it('records a failed settle verdict once: 402 settlement_failed with PAYMENT-RESPONSE success false, replayed byte for byte', async () => {
+  it('records a failed settle verdict without a transaction once: 402 settlement_failed with PAYMENT-RESPONSE success false, replayed byte for byte', async () => {
     const payments = paymentsWith();
     const target = await paymentForNewRef();
-    const reverted = `0x${'cd'.repeat(32)}`;
-    facilitator.settle = async () => ({ success: false, errorReason: 'invalid_exact_evm_transaction_failed', transaction: reverted, network: 'eip155:8453' });
+    facilitator.settle = async () => ({ success: false, errorReason: 'invalid_exact_evm_insufficient_balance', transaction: '', network: 'eip155:8453' });
     const result = await payments.settlement.settle(request(target));
     if (result.kind !== 'final') throw new Error('expected a final answer');
     expect(result.answer.outcome).toBe('failed');
     expect(JSON.parse(result.answer.body)).toEqual({
       x402Version: 2,
-      error: { code: 'settlement_failed', message: expect.any(String), details: { paymentId: result.paymentId, reason: 'invalid_exact_evm_transaction_failed', transaction: reverted } },
+      error: { code: 'settlement_failed', message: expect.any(String), details: { paymentId: result.paymentId, reason: 'invalid_exact_evm_insufficient_balance' } },
     });
-    expect(JSON.parse(Buffer.from(result.answer.paymentResponse, 'base64').toString('utf8'))).toMatchObject({ success: false, errorReason: 'invalid_exact_evm_transaction_failed', transaction: reverted });
+    expect(JSON.parse(Buffer.from(result.answer.paymentResponse, 'base64').toString('utf8'))).toMatchObject({ success: false, errorReason: 'invalid_exact_evm_insufficient_balance' });
     expect(await payments.settlement.settle(request(target))).toEqual(result);
     expect(facilitator.calls.settle).toBe(1);
+    expect(await recoveryJobs()).toEqual([]);
   });
 
   it.each([
     ['a thrown settle (timeout after broadcast)', () => Promise.reject(new FacilitatorUnavailableError('settle', 'timeout'))],
     ['an ambiguous verdict without a hash', async (): Promise<SettleResponse> => ({ success: false, errorReason: 'unexpected_settle_error', transaction: '', network: 'eip155:8453' })],
     ['settlement_pending with a hash', async (): Promise<SettleResponse> => ({ success: false, errorReason: 'settlement_pending', transaction: `0x${'ef'.repeat(32)}`, network: 'eip155:8453' })],
+    // @x402/evm 2.27 answers a broadcast still unconfirmed this way: it may yet be mined.
+    ['a failure carrying a transaction hash', async (): Promise<SettleResponse> => ({ success: false, errorReason: 'invalid_exact_evm_transaction_state', transaction: `0x${'fe'.repeat(32)}`, network: 'eip155:8453' })],
+    ['a reverted transaction (the authorization stays executable until validBefore)', async (): Promise<SettleResponse> => ({ success: false, errorReason: 'invalid_exact_evm_transaction_failed', transaction: `0x${'cd'.repeat(32)}`, network: 'eip155:8453' })],
   ])('keeps the payment pending after %s, with its recovery job, and never settles it again', async (_name, settle) => {
     const payments = paymentsWith();
     const target = await paymentForNewRef();
@@ -154,7 +157,10 @@ describe('settlement state machine', () => {
     expect(JSON.parse(Buffer.from(result.kind === 'pending' ? result.paymentResponse : '', 'base64').toString('utf8'))).toMatchObject({ success: false, errorReason: 'settlement_pending' });
     expect(await payments.settlement.settle(request(target))).toEqual(result);
     expect(facilitator.calls.settle).toBe(1);
-    expect((await store.getPayment(result.paymentId))?.state).toBe('pending');
+    const stored = await store.getPayment(result.paymentId);
+    expect(stored?.state).toBe('pending');
+    const answered = await settle().then((response) => response.transaction, () => '');
+    expect(stored?.txHash).toBe(answered === '' ? null : answered);
     expect(await recoveryJobs()).toEqual([`recovery:${result.paymentId}`]);
   });
 

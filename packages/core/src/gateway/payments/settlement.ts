@@ -12,6 +12,7 @@ import { defaultSleep, type PaymentDeps, type PaymentSettings } from './payment-
 import { identifyPayment, type PaymentIdentity } from './payment-identity';
 import type { ReceiptIssuer } from './receipt-issuer';
 import type { SettlementRecovery } from './recovery';
+import { watchHeadBlock } from './head-block';
 
 /** A receive request carrying a payment. */
 export interface SettlementRequest extends ReceiveRequest {
@@ -50,9 +51,10 @@ export interface Settlement {
 }
 
 /**
- * Settle verdicts that do not prove nothing happened on chain: the official facilitator reports any
- * error thrown after broadcasting as `unexpected_settle_error` without a hash, and "nonce already used"
- * may mean this very authorization was executed. Chain evidence decides those.
+ * Settle failures without a transaction hash that still do not prove nothing happened on chain: the
+ * official facilitator reports any error thrown after broadcasting as `unexpected_settle_error` without a
+ * hash, and "nonce already used" may mean this very authorization was executed. Chain evidence decides
+ * those (and every failure that carries a hash: `settlementOutcome` makes it pending).
  */
 const ambiguousSettleReasons = new Set(['unexpected_settle_error', 'invalid_exact_evm_nonce_already_used', 'nonce_already_used', 'duplicate_settlement']);
 
@@ -71,20 +73,23 @@ function conflict(paymentId: string, reason: 'payload_mismatch' | 'authorization
 }
 
 /**
- * Creates the settlement state machine (see docs/gateway-payments.md):
+ * Creates the settlement state machine (see the README, section "Gateway: payments"):
  *
- * 1. decode `PAYMENT-SIGNATURE`, resolve the ref, read the payment id and identity;
- * 2. check it offline (ref payable, requirement regenerated and compared, authorization, signature,
- *    echoed offer) and **claim** it in the store with a lease, by payment id and by the EIP-3009 payer
- *    and nonce;
+ * 1. decode `PAYMENT-SIGNATURE`, resolve the ref, read the payment id and identity; a payload naming
+ *    another resource than the ref's is refused before anything else;
+ * 2. **claim** it in the store with a lease, by payment id and by the EIP-3009 payer and nonce, while
+ *    checking it offline (ref payable, requirement regenerated and compared, authorization, signature,
+ *    echoed offer): both finish before any facilitator call;
  * 3. an earlier submission of the same payment gets its stored answer (also when the offline checks
  *    fail today because the ref expired or was revoked since: the transfer happened), waits for the
  *    submission in progress, or is refused with `conflict` when the payload, ref or amount differs;
- * 4. the claim holder has the facilitator verify (a refusal or an outage releases the claim), marks
+ * 4. the claim holder has the facilitator verify (a refusal or an outage releases the claim), meanwhile
+ *    reads the chain's head block (kept with the settle mark: the evidence search starts near it), marks
  *    settle as started, and settles;
- * 5. the outcome is recorded once: settled (receipt, answer, notification in one transaction), failed,
- *    or pending (timeout, broadcast without receipt, ambiguous verdict), which chain evidence finishes
- *    inline when it can and the recovery job otherwise. Settle is never called twice for one claim.
+ * 5. the outcome is recorded once: settled (receipt, answer, notification in one transaction), failed
+ *    (refused without a transaction), or pending (timeout, a transaction hash without success, an
+ *    ambiguous verdict), which chain evidence finishes inline when it can and the recovery job otherwise.
+ *    Settle is never called twice for one claim.
  *
  * @param deps - Payment dependencies plus the context resolver, receipt issuer and recovery.
  * @param settings - Payment settings.
@@ -137,10 +142,15 @@ export function createSettlement(
         details: { reason: 'not_configured' },
       });
     }
+    // Before the claim: a payload bound to another ref must not hold this authorization even briefly,
+    // or the genuine submission to its own ref would meet it (`other_ref`).
+    checks.verifyResource(payload, context);
     const leaseToken = randomId();
     const now = deps.clock.now();
     // The claim's round trip overlaps the offline checks (an EC recovery): both finish before any
-    // facilitator call. A claim taken for a payment that then fails the checks is released at once.
+    // facilitator call. A claim taken for a payment that then fails the checks is released at once. The
+    // outcome is captured at once, so a store that fails immediately is never an unhandled rejection
+    // while the checks run.
     const claiming = store.claimPayment({
       paymentId: identity.paymentId,
       refId: context.ref.id,
@@ -156,7 +166,10 @@ export function createSettlement(
       leaseToken,
       leaseUntil: new Date(now + settings.leaseMs),
       now: new Date(now),
-    });
+    }).then(
+      (outcome) => ({ ok: true as const, outcome }),
+      (error: unknown) => ({ ok: false as const, error }),
+    );
     await yieldToIo();
     let refusal: unknown;
     try {
@@ -164,7 +177,9 @@ export function createSettlement(
     } catch (error) {
       refusal = error;
     }
-    const claim = await claiming;
+    const claimed = await claiming;
+    if (!claimed.ok) throw claimed.error;
+    const claim = claimed.outcome;
     if (claim.kind === 'existing') return followExisting(claim.payment, identity, payload, context, round);
     if (refusal !== undefined) {
       if (claim.kind === 'claimed') await release(claim.payment, leaseToken, 'verification_failed');
@@ -200,9 +215,12 @@ export function createSettlement(
     if (found.paymentId !== identity.paymentId) throw conflict(identity.paymentId, 'authorization_in_use');
     if (found.fingerprint !== identity.fingerprint) throw conflict(identity.paymentId, 'payload_mismatch');
     if (found.refId !== context.ref.id || found.amount !== context.amount) throw conflict(identity.paymentId, 'other_ref');
-    const waitUntil = Date.now() + settings.waitMs;
+    // Waited on the injected clock, like the lease; the number of polls also bounds the wait, so it ends
+    // on a clock that does not move (a test's ManualClock) after about `waitMs` all the same.
+    const waitUntil = deps.clock.now() + settings.waitMs;
+    const maxPolls = Math.ceil(settings.waitMs / settings.pollMs);
     let payment: PaymentRecord | undefined = found;
-    for (;;) {
+    for (let polls = 0; ; polls += 1) {
       if (payment === undefined) {
         // The submission in progress released its claim (refused or facilitator down): start over.
         if (round + 1 >= maxRounds) throw new GatewayError('facilitator_unavailable', 'The payment could not be settled right now; retry later.', { retryAfterSeconds: 5 });
@@ -216,7 +234,7 @@ export function createSettlement(
           return resultOf(await recovery.resolve(payment), context);
         case 'processing': {
           if (payment.leaseUntil !== null && payment.leaseUntil.getTime() <= deps.clock.now()) return takeOver(payment, payload, context, round);
-          if (Date.now() >= waitUntil) return resultOf(payment, context);
+          if (polls >= maxPolls || deps.clock.now() >= waitUntil) return resultOf(payment, context);
           await sleep(settings.pollMs);
           payment = await store.getPayment(payment.paymentId);
         }
@@ -226,22 +244,21 @@ export function createSettlement(
 
   /** The claim holder's lease ended (it died or hung): take the claim over. */
   async function takeOver(payment: PaymentRecord, payload: PaymentPayload, context: PaymentContext, round: number): Promise<SettlementResult> {
-    const leaseToken = randomId();
-    const taken = await store.takeOverPayment({ paymentId: payment.paymentId, leaseToken, leaseUntil: new Date(deps.clock.now() + settings.leaseMs), now: nowDate() });
-    if (taken === undefined) {
-      const current = await store.getPayment(payment.paymentId);
-      return current === undefined ? settlePayload(payload, context, round + 1) : resultOf(current, context);
+    const taken = await recovery.takeOver(payment);
+    switch (taken.kind) {
+      case 'lost':
+        return taken.payment === undefined ? settlePayload(payload, context, round + 1) : resultOf(taken.payment, context);
+      case 'pending':
+        return resultOf(await recovery.resolve(taken.payment), context);
+      case 'held':
+        try {
+          verifyNew(payload, context);
+        } catch (error) {
+          await store.releasePayment({ paymentId: taken.payment.paymentId, leaseToken: taken.leaseToken });
+          throw error;
+        }
+        return runClaim(taken.payment, taken.leaseToken, payload, context, round);
     }
-    event('taken_over', taken);
-    // Settle may have run: never call it again, let the chain tell.
-    if (taken.settleStartedAt !== null) return markPending(taken, null, context, 'lease_expired_during_settle');
-    try {
-      verifyNew(payload, context);
-    } catch (error) {
-      await store.releasePayment({ paymentId: taken.paymentId, leaseToken });
-      throw error;
-    }
-    return runClaim(taken, leaseToken, payload, context, round);
   }
 
   async function release(payment: PaymentRecord, leaseToken: string, reason: string): Promise<void> {
@@ -253,6 +270,8 @@ export function createSettlement(
   async function runClaim(payment: PaymentRecord, leaseToken: string, payload: PaymentPayload, context: PaymentContext, round: number): Promise<SettlementResult> {
     const facilitator = deps.facilitator;
     if (facilitator === undefined) throw new Error('runClaim needs a facilitator.');
+    // Read while the facilitator verifies (no added latency): what is known by the settle mark is kept.
+    const headBlock = watchHeadBlock(deps.chain?.(context.network));
     let verdict;
     try {
       verdict = await facilitator.verify(payload, context.requirements);
@@ -269,7 +288,7 @@ export function createSettlement(
     }
     // Recorded only once verify passed, so a claim whose holder dies while verifying is taken over and
     // settled normally; from here on settle may run, and it never runs twice.
-    if (!(await store.startSettle({ paymentId: payment.paymentId, leaseToken, now: nowDate() }))) {
+    if (!(await store.startSettle({ paymentId: payment.paymentId, leaseToken, headBlock: headBlock(), now: nowDate() }))) {
       // The lease ended while verifying and someone else holds the claim now.
       const current = await store.getPayment(payment.paymentId);
       return current === undefined ? settlePayload(payload, context, round + 1) : followExisting(current, payment, payload, context, round);
@@ -283,12 +302,13 @@ export function createSettlement(
     }
     const outcome = settlementOutcome(response);
     if (outcome.status === 'settled') return finish(payment, context, outcome.transaction);
-    if (outcome.status === 'pending') return markPending(payment, outcome.transaction === '' ? null : outcome.transaction, context, 'settlement_pending');
-    if (outcome.transaction === '' && ambiguousSettleReasons.has(outcome.errorReason)) return markPending(payment, null, context, outcome.errorReason);
-    const txHash = outcome.transaction === '' ? null : outcome.transaction;
-    const answer = issuer.failure({ payment, network: context.network, reason: outcome.errorReason, message: `Settlement failed (${outcome.errorReason}).`, txHash });
-    const failed = await store.failPayment({ paymentId: payment.paymentId, errorReason: outcome.errorReason, txHash, answer, now: nowDate() });
-    if (failed?.changed) event('failed', payment, { reason: outcome.errorReason, ...(txHash === null ? {} : { txHash }) });
+    // A transaction hash without success (settlement_pending, a broadcast still unconfirmed, even a
+    // revert: the authorization stays executable until validBefore) is never final: the chain decides.
+    if (outcome.status === 'pending') return markPending(payment, outcome.transaction === '' ? null : outcome.transaction, context, outcome.errorReason ?? 'settlement_pending');
+    if (ambiguousSettleReasons.has(outcome.errorReason)) return markPending(payment, null, context, outcome.errorReason);
+    const answer = issuer.failure({ payment, network: context.network, reason: outcome.errorReason, message: `Settlement failed (${outcome.errorReason}).`, txHash: null });
+    const failed = await store.failPayment({ paymentId: payment.paymentId, errorReason: outcome.errorReason, txHash: null, answer, now: nowDate() });
+    if (failed?.changed) event('failed', payment, { reason: outcome.errorReason });
     return resultOf(failed?.payment ?? payment, context);
   }
 

@@ -10,11 +10,14 @@ export interface GatewayRateLimits {
   readonly register: RateLimitRule;
   /** `GET /ref/:refId`. */
   readonly refLookup: RateLimitRule;
+  /** `GET`/`HEAD /receive/:payTo`: negotiations and settlements together. */
+  readonly receive: RateLimitRule;
 }
 
 /**
  * Default limits per client address: 10 challenges and 10 registrations a minute, 120 public ref
- * lookups a minute (bursts up to the limit, then spaced out: see `RateLimiter`).
+ * lookups a minute, 600 receive requests (402s and payments) a minute (bursts up to the limit, then
+ * spaced out: see `RateLimiter`).
  *
  * @example
  * ```ts
@@ -26,6 +29,7 @@ export const defaultGatewayRateLimits: GatewayRateLimits = Object.freeze({
   challenge: { limit: 10, windowMs: 60_000 },
   register: { limit: 10, windowMs: 60_000 },
   refLookup: { limit: 120, windowMs: 60_000 },
+  receive: { limit: 600, windowMs: 60_000 },
 });
 
 /**

@@ -1,13 +1,19 @@
 import { cors } from '../../http/cors';
 import { route } from '../../http/routes';
-import type { HttpResponse, Route } from '../../http/types';
+import type { HttpResponse, Middleware, Route } from '../../http/types';
+import type { RateLimiter, RateLimitRule } from '../../storage/rate-limit/rate-limiter';
 import { x402HeaderNames } from '../../x402/headers';
 import type { Payments } from '../payments/payments';
 import type { SettlementResult } from '../payments/settlement';
+import { gatewayRateLimit } from './rate-limit';
 
 /** What the receive routes need. */
 export interface ReceiveRouteDeps {
   readonly payments: Pick<Payments, 'negotiation' | 'settlement'>;
+  /** Limiter of `GET`/`HEAD` per client address (preflights are not limited); none without it. */
+  readonly rateLimiter?: RateLimiter;
+  /** Its rule; required with `rateLimiter`. */
+  readonly rateLimit?: RateLimitRule;
 }
 
 const json = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' } as const;
@@ -54,9 +60,10 @@ function settlementResponse(result: SettlementResult): HttpResponse {
  * - with it: 200 and the settlement response (`PAYMENT-RESPONSE` header, same JSON as the body), 402
  *   `settlement_failed`, 202 `settlement_pending` with `Retry-After`, or an error envelope.
  *
- * Plus `OPTIONS /receive/:payTo` for browser preflights.
+ * Plus `OPTIONS /receive/:payTo` for browser preflights. With `rateLimiter` and `rateLimit`, `GET` and
+ * `HEAD` spend the client's `receive` budget (over it: 429 `rate_limited`, with the CORS headers).
  *
- * @param deps - The payment services.
+ * @param deps - The payment services, and the rate limit.
  * @returns The routes.
  *
  * @example
@@ -67,11 +74,14 @@ function settlementResponse(result: SettlementResult): HttpResponse {
  */
 export function receiveRoutes(deps: ReceiveRouteDeps): Route[] {
   const { negotiation, settlement } = deps.payments;
+  if ((deps.rateLimiter === undefined) !== (deps.rateLimit === undefined)) throw new TypeError('receiveRoutes needs rateLimiter and rateLimit together.');
+  // After CORS, so a browser can read the 429.
+  const limited: Middleware[] = deps.rateLimiter === undefined || deps.rateLimit === undefined ? [] : [gatewayRateLimit(deps.rateLimiter, 'receive', deps.rateLimit)];
   return [
     route({
       method: 'GET',
       path: '/receive/:payTo',
-      middleware: [receiveCors],
+      middleware: [receiveCors, ...limited],
       handler: async (request) => {
         const receive = { payTo: request.params.payTo, query: request.query };
         const paymentSignature = request.headers['payment-signature'];

@@ -2,6 +2,7 @@ import { defineMigrations, type MigrationSet } from '../../storage/migrations/de
 import merchantsSql from './migrations/001_merchants.sql';
 import refsSql from './migrations/002_refs.sql';
 import paymentsSql from './migrations/003_payments.sql';
+import paymentRecoverySql from './migrations/004_payment_recovery.sql';
 
 /**
  * The gateway's tables (`gateway_challenges`, `gateway_merchants`, `gateway_pay_tos`,
@@ -19,4 +20,5 @@ export const gatewayMigrations: MigrationSet = defineMigrations('gateway', {
   '001_merchants.sql': merchantsSql,
   '002_refs.sql': refsSql,
   '003_payments.sql': paymentsSql,
+  '004_payment_recovery.sql': paymentRecoverySql,
 });

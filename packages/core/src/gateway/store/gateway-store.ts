@@ -120,7 +120,8 @@ export interface ListRefsQuery {
  *   `startSettle` or `releasePayment`; `takeOverPayment` hands an expired lease to a new holder.
  *   `releasePayment` deletes the claim only while settle has not started (nothing can be on chain).
  * - **Transitions are one-way and atomic.** `processing → pending` (`markPaymentPending`, which enqueues
- *   the payment's settlement-recovery job in the same transaction), `processing | pending → settled`
+ *   the payment's settlement-recovery job in the same transaction; `renewRecovery` replaces a job that
+ *   died, also in one transaction), `processing | pending → settled`
  *   (`completePayment`, which stores the receipt and answer and enqueues the merchant notification in the
  *   same transaction) and `processing | pending → failed` (`failPayment`). A transition from any other
  *   state changes nothing and returns the payment as it stands, so the first final outcome wins and its
@@ -165,14 +166,28 @@ export interface GatewayStore {
   findPayment(lookup: PaymentLookup): Promise<PaymentRecord | undefined>;
   /** The payment with `paymentId`. */
   getPayment(paymentId: string): Promise<PaymentRecord | undefined>;
-  /** Records that settle is being called; `false` when the caller no longer holds a live lease. */
-  startSettle(params: { paymentId: string; leaseToken: string; now: Date }): Promise<boolean>;
+  /**
+   * Records that settle is being called, with the chain's head block as known then (`headBlock`, decimal,
+   * kept from the first call); `false` when the caller no longer holds a live lease.
+   */
+  startSettle(params: { paymentId: string; leaseToken: string; headBlock: string | null; now: Date }): Promise<boolean>;
   /** Deletes a claim whose settle never started; `false` when the caller does not hold it. */
   releasePayment(params: { paymentId: string; leaseToken: string }): Promise<boolean>;
   /** Up to `limit` `processing` payments whose lease ended before `now`, oldest lease first (their holder died). */
   listAbandonedPayments(params: { now: Date; limit: number }): Promise<PaymentRecord[]>;
   /** Gives a `processing` payment whose lease expired at `now` to a new holder; `undefined` otherwise. */
   takeOverPayment(params: { paymentId: string; leaseToken: string; leaseUntil: Date; now: Date }): Promise<PaymentRecord | undefined>;
+  /**
+   * Up to `limit` `pending` payments whose current recovery job (generation `recoveryGeneration`) is
+   * neither pending nor running: it used all its attempts (dead) or is gone. Least recently changed first.
+   */
+  listStrandedPayments(params: { limit: number }): Promise<PaymentRecord[]>;
+  /**
+   * Moves a `pending` payment from recovery generation `generation` to the next one and enqueues that
+   * generation's recovery job, atomically; `false` (nothing changed) when the payment is no longer
+   * pending or another caller renewed it first.
+   */
+  renewRecovery(params: { paymentId: string; generation: number; now: Date }): Promise<boolean>;
   /** `processing → pending` with the recovery job; a known transaction hash is kept (also on a pending payment without one). */
   markPaymentPending(params: { paymentId: string; txHash: string | null; now: Date }): Promise<PaymentTransition | undefined>;
   /** `processing | pending → settled` with the notification job. */

@@ -58,6 +58,13 @@ export interface PaymentRecord extends PaymentIdentityFields {
   readonly leaseUntil: Date | null;
   /** When settle was (about to be) called; never reset. */
   readonly settleStartedAt: Date | null;
+  /**
+   * The chain's head block (decimal) as known when settle was started: the evidence reader searches from
+   * a little below it. `null` when no RPC answered by then (or none is configured).
+   */
+  readonly settleHeadBlock: string | null;
+  /** Which recovery job is current while `pending` (see `settlementRecoveryJobKey`); 0 at first. */
+  readonly recoveryGeneration: number;
   readonly txHash: string | null;
   /** Decimal string, when known. */
   readonly blockNumber: string | null;

@@ -16,6 +16,7 @@ import {
   startSettleInSql,
   takeOverPaymentInSql,
 } from './sql-payments';
+import { listStrandedPaymentsInSql, renewRecoveryInSql } from './sql-payment-recovery';
 import { createRefInSql, getRefInSql, listRefsInSql, revokeRefInSql } from './sql-refs';
 import {
   challengeColumns,
@@ -176,6 +177,8 @@ export function createSqlGatewayStore(sql: SqlClient): GatewayStore {
     startSettle: (params) => startSettleInSql(sql, params),
     releasePayment: (params) => releasePaymentInSql(sql, params),
     takeOverPayment: (params) => takeOverPaymentInSql(sql, params),
+    listStrandedPayments: (params) => listStrandedPaymentsInSql(sql, params),
+    renewRecovery: (params) => renewRecoveryInSql(sql, params),
     markPaymentPending: (params) => markPaymentPendingInSql(sql, params),
     completePayment: (completion) => completePaymentInSql(sql, completion),
     failPayment: (failure) => failPaymentInSql(sql, failure),

@@ -9,81 +9,13 @@ import type {
   PaymentFailure,
   PaymentLookup,
   PaymentRecord,
-  PaymentState,
   PaymentStatus,
   PaymentTarget,
   PaymentTransition,
 } from './payment-records';
 import type { PayToStatus, RefStatus } from './records';
+import { frozenClock, paymentColumns, toPayment, type PaymentRow } from './sql-payment-rows';
 import { refColumns, toRef, type RefRow } from './sql-rows';
-
-const paymentColumns = `payment_id, ref_id, merchant_id, network, chain_id, pay_to, payer, amount, nonce, valid_before, fingerprint,
-  state, lease_token, lease_until, settle_started_at, tx_hash, block_number, receipt_hash, receipt, signed_receipt,
-  answer_outcome, answer_header, answer_body, error_reason, created_at, updated_at, completed_at`;
-
-interface PaymentRow {
-  payment_id: string;
-  ref_id: string;
-  merchant_id: string;
-  network: string;
-  chain_id: string;
-  pay_to: string;
-  payer: string;
-  amount: string;
-  nonce: string;
-  valid_before: string;
-  fingerprint: string;
-  state: PaymentState;
-  lease_token: string | null;
-  lease_until: Date | null;
-  settle_started_at: Date | null;
-  tx_hash: string | null;
-  block_number: string | null;
-  receipt_hash: string | null;
-  receipt: string | null;
-  signed_receipt: string | null;
-  answer_outcome: 'settled' | 'failed' | null;
-  answer_header: string | null;
-  answer_body: string | null;
-  error_reason: string | null;
-  created_at: Date;
-  updated_at: Date;
-  completed_at: Date | null;
-  [column: string]: unknown;
-}
-
-function toPayment(row: PaymentRow): PaymentRecord {
-  return {
-    paymentId: row.payment_id,
-    refId: row.ref_id,
-    merchantId: row.merchant_id,
-    network: row.network,
-    chainId: Number(row.chain_id),
-    payTo: row.pay_to,
-    payer: row.payer,
-    amount: row.amount,
-    nonce: row.nonce,
-    validBefore: row.valid_before,
-    fingerprint: row.fingerprint,
-    state: row.state,
-    leaseToken: row.lease_token,
-    leaseUntil: row.lease_until,
-    settleStartedAt: row.settle_started_at,
-    txHash: row.tx_hash,
-    blockNumber: row.block_number,
-    receiptHash: row.receipt_hash,
-    receiptJson: row.receipt,
-    signedReceipt: row.signed_receipt,
-    answer:
-      row.answer_outcome === null || row.answer_header === null || row.answer_body === null
-        ? null
-        : { outcome: row.answer_outcome, paymentResponse: row.answer_header, body: row.answer_body },
-    errorReason: row.error_reason,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    completedAt: row.completed_at,
-  };
-}
 
 // The row holding the id wins over the row holding the authorization: a replay is recognised by its id.
 const findSql = `SELECT ${paymentColumns} FROM gateway_payments
@@ -99,9 +31,6 @@ const insertSql = `INSERT INTO gateway_payments (payment_id, ref_id, merchant_id
   WHERE r.id = $2 AND r.status = 'active' AND p.status = 'active'
   ON CONFLICT DO NOTHING
   RETURNING ${paymentColumns}`;
-
-/** A clock frozen at `now`, so jobs enqueued inside a transition carry the transition's time. */
-const frozenClock = (now: Date) => ({ now: () => now.getTime() });
 
 /** `GatewayStore.getPaymentTarget` in SQL: the ref and its payTo's status, one indexed join. */
 export async function getPaymentTargetInSql(sql: SqlClient, refId: string): Promise<PaymentTarget | undefined> {
@@ -171,11 +100,11 @@ export async function claimPaymentInSql(sql: SqlClient, claim: NewPaymentClaim):
 }
 
 /** `GatewayStore.startSettle` in SQL. */
-export async function startSettleInSql(sql: SqlClient, params: { paymentId: string; leaseToken: string; now: Date }): Promise<boolean> {
+export async function startSettleInSql(sql: SqlClient, params: { paymentId: string; leaseToken: string; headBlock: string | null; now: Date }): Promise<boolean> {
   const { rowCount } = await sql.query(
-    `UPDATE gateway_payments SET settle_started_at = COALESCE(settle_started_at, $3), updated_at = $3
+    `UPDATE gateway_payments SET settle_started_at = COALESCE(settle_started_at, $3), settle_head_block = COALESCE(settle_head_block, $4::bigint), updated_at = $3
      WHERE payment_id = $1 AND state = 'processing' AND lease_token = $2 AND lease_until > $3`,
-    [params.paymentId, params.leaseToken, params.now],
+    [params.paymentId, params.leaseToken, params.now, params.headBlock],
   );
   return rowCount === 1;
 }

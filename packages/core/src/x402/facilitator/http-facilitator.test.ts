@@ -79,6 +79,17 @@ describe('createHttpFacilitator: requests', () => {
     expect(JSON.parse(request?.body ?? '')).toEqual({ x402Version: 2, paymentPayload: payload, paymentRequirements: requirements });
   });
 
+  it('appends the operation to the base path and keeps the base URL’s query string', async () => {
+    handler = json(200, { isValid: true });
+    const facilitator = createHttpFacilitator({ url: `${url}/x402/?key=abc&tier=1` });
+    await facilitator.verify(payload, requirements);
+    handler = json(200, { success: true, transaction: txHash, network: 'eip155:8453' });
+    await facilitator.settle(payload, requirements);
+    handler = json(200, { kinds: [] });
+    await facilitator.supported();
+    expect(seen.map((request) => request.path)).toEqual(['/x402/verify?key=abc&tier=1', '/x402/settle?key=abc&tier=1', '/x402/supported?key=abc&tier=1']);
+  });
+
   it('lets errors of createHeaders through unchanged, before any request', async () => {
     const failure = new Error('token service down');
     const facilitator = createHttpFacilitator({ url, createHeaders: () => Promise.reject(failure) });
@@ -210,12 +221,24 @@ describe('settlementOutcome', () => {
   it('tells settled, pending and failed apart', () => {
     expect(settlementOutcome({ success: true, transaction: txHash, network: 'eip155:8453', payer: '0xp' })).toEqual({ status: 'settled', transaction: txHash, payer: '0xp' });
     expect(settlementOutcome({ success: false, errorReason: 'settlement_pending', transaction: '', network: 'eip155:8453' })).toEqual({ status: 'pending', transaction: '' });
-    expect(settlementOutcome({ success: false, errorReason: 'invalid_exact_evm_transaction_failed', errorMessage: 'reverted', transaction: txHash, network: 'eip155:8453' })).toEqual({
+    expect(settlementOutcome({ success: false, errorReason: 'invalid_exact_evm_insufficient_balance', errorMessage: 'no funds', transaction: '', network: 'eip155:8453' })).toEqual({
       status: 'failed',
-      errorReason: 'invalid_exact_evm_transaction_failed',
-      errorMessage: 'reverted',
-      transaction: txHash,
+      errorReason: 'invalid_exact_evm_insufficient_balance',
+      errorMessage: 'no funds',
+      transaction: '',
     });
     expect(settlementOutcome({ success: false, transaction: '', network: 'eip155:8453' })).toMatchObject({ status: 'failed', errorReason: 'unexpected_settle_error' });
+  });
+
+  it('keeps any failure that carries a transaction hash pending: only the chain can tell whether it lands', () => {
+    // @x402/evm 2.27 answers a broadcast still unconfirmed with this reason and the hash.
+    expect(settlementOutcome({ success: false, errorReason: 'invalid_exact_evm_transaction_state', transaction: txHash, network: 'eip155:8453', payer: '0xp' })).toEqual({
+      status: 'pending',
+      transaction: txHash,
+      errorReason: 'invalid_exact_evm_transaction_state',
+      payer: '0xp',
+    });
+    expect(settlementOutcome({ success: false, errorReason: 'invalid_exact_evm_transaction_failed', transaction: txHash, network: 'eip155:8453' })).toMatchObject({ status: 'pending', transaction: txHash });
+    expect(settlementOutcome({ success: false, transaction: txHash, network: 'eip155:8453' })).toMatchObject({ status: 'pending', errorReason: 'unexpected_settle_error' });
   });
 });

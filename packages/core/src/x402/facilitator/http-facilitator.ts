@@ -6,7 +6,11 @@ import type { Facilitator } from './port';
 
 /** Options of {@link createHttpFacilitator}. */
 export interface HttpFacilitatorOptions {
-  /** Base URL; `/verify`, `/settle` and `/supported` are appended (trailing slashes are ignored). */
+  /**
+   * Base URL; `/verify`, `/settle` and `/supported` are appended to its path (trailing slashes are
+   * ignored), and its query string is kept on every call (`https://f.example/x402?key=abc` →
+   * `https://f.example/x402/verify?key=abc`).
+   */
   url: string;
   /** Headers sent with every call (e.g. an API key). Never logged by Tollgate. */
   headers?: Record<string, string>;
@@ -101,7 +105,14 @@ export function createHttpFacilitator(options: HttpFacilitatorOptions): Facilita
     throw new TypeError(`The facilitator URL is not a URL: ${String(options.url)}.`);
   }
   if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new TypeError('The facilitator URL must be http(s).');
-  const root = options.url.replace(/\/+$/, '');
+  const basePath = base.pathname.replace(/\/+$/, '');
+  /** The operation's URL: appended to the base path, the base's query (often a provider key) kept. */
+  const operationUrl = (operation: FacilitatorOperation): string => {
+    const target = new URL(base.href);
+    target.pathname = `${basePath}/${operation}`;
+    target.hash = '';
+    return target.href;
+  };
   const fetchImpl = options.fetch ?? globalThis.fetch;
   const maxBytes = options.maxResponseBytes ?? 64 * 1024;
   const timeouts = { verify: 10_000, settle: 60_000, supported: 10_000, ...options.timeoutMs };
@@ -116,7 +127,7 @@ export function createHttpFacilitator(options: HttpFacilitatorOptions): Facilita
       controller.abort();
     }, timeouts[operation]);
     try {
-      const response = await fetchImpl(`${root}/${operation}`, {
+      const response = await fetchImpl(operationUrl(operation), {
         method: body === undefined ? 'GET' : 'POST',
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),
