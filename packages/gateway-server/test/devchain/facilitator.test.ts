@@ -1,18 +1,14 @@
-import { x402Client, x402HTTPClient } from '@x402/core/client';
+import { x402HTTPClient } from '@x402/core/client';
 import { decodePaymentSignatureHeader } from '@x402/core/http';
 import { HTTPFacilitatorClient, FacilitatorTimeoutError } from '@x402/core/server';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
-import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { parseEventLogs, type Hash } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findAuthorizationSettlement } from '@tollgate/core';
 import {
-  createDevPublicClient,
   createLocalFacilitator,
   devAccountKeys,
-  devChainDefinition,
-  setupDevChain,
   startAnvil,
   startFacilitatorServer,
   testUsdcArtifact,
@@ -21,30 +17,26 @@ import {
   type FacilitatorServer,
   type LocalFacilitator,
 } from '@tollgate/gateway-server/devchain';
+import { officialPayerClient, startFacilitatorStack, type FacilitatorStack } from './helpers';
 
 const MERCHANT = '0x90F79bf6EB2c4f870365E785982E1f101E93b906' as const; // anvil dev account #3
 
+let stack: FacilitatorStack;
 let anvil: AnvilInstance;
 let setup: DevChainSetup;
 let local: LocalFacilitator;
 let server: FacilitatorServer;
-let client: ReturnType<typeof createDevPublicClient>;
+let client: FacilitatorStack['chain'];
 let facilitatorClient: HTTPFacilitatorClient;
 const payer = privateKeyToAccount(devAccountKeys.payer);
 
 beforeAll(async () => {
-  anvil = await startAnvil();
-  setup = await setupDevChain({ rpcUrl: anvil.rpcUrl });
-  client = createDevPublicClient(devChainDefinition(setup.chainId, anvil.rpcUrl), anvil.rpcUrl);
-  local = await createLocalFacilitator({ rpcUrl: anvil.rpcUrl, privateKey: setup.facilitator.privateKey, networks: [setup.network] });
-  server = await startFacilitatorServer({ facilitator: local.facilitator });
+  stack = await startFacilitatorStack();
+  ({ anvil, setup, local, server, chain: client } = stack);
   facilitatorClient = new HTTPFacilitatorClient({ url: server.url });
 });
 
-afterAll(async () => {
-  await server?.stop();
-  await anvil?.stop();
-});
+afterAll(() => stack?.stop());
 
 function requirements(amount = '10000'): PaymentRequirements {
   return {
@@ -60,10 +52,7 @@ function requirements(amount = '10000'): PaymentRequirements {
 
 /** A payment built by the official x402 client, allowed to spend our (non-default) asset. */
 async function pay(accepted = requirements()): Promise<PaymentPayload> {
-  const payerClient = x402Client.fromConfig({
-    schemes: [{ network: setup.network, client: new ExactEvmScheme(payer) }],
-    spendControls: { allowedAssets: [{ network: setup.network, asset: setup.usdc.address }] },
-  });
+  const payerClient = officialPayerClient(setup, payer);
   const payload = await payerClient.createPaymentPayload({ x402Version: 2, resource: { url: 'http://127.0.0.1/paid', description: 'test', mimeType: 'application/json' }, accepts: [accepted] });
   // Round-trip through the PAYMENT-SIGNATURE header as a resource server would receive it.
   const header = new x402HTTPClient(payerClient).encodePaymentSignatureHeader(payload)['PAYMENT-SIGNATURE'];

@@ -1,4 +1,5 @@
-// Shared helpers for the dev-chain tests: EIP-3009 signing and revert-reason extraction.
+// Shared helpers for the dev-chain tests: the chain + facilitator fixture, EIP-3009 signing and
+// revert-reason extraction.
 import {
   BaseError,
   ContractFunctionRevertedError,
@@ -13,7 +14,22 @@ import {
   type Transport,
 } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { devTransport, type TokenDomain } from '@tollgate/gateway-server/devchain';
+import { x402Client } from '@x402/core/client';
+import { ExactEvmScheme } from '@x402/evm/exact/client';
+import {
+  createDevPublicClient,
+  createLocalFacilitator,
+  devChainDefinition,
+  devTransport,
+  setupDevChain,
+  startAnvil,
+  startFacilitatorServer,
+  type AnvilInstance,
+  type DevChainSetup,
+  type FacilitatorServer,
+  type LocalFacilitator,
+  type TokenDomain,
+} from '@tollgate/gateway-server/devchain';
 import { transferWithAuthorizationTypes } from '@tollgate/core';
 
 /** The fields of a TransferWithAuthorization / ReceiveWithAuthorization message. */
@@ -82,4 +98,42 @@ export async function revertReason(promise: Promise<unknown>): Promise<string> {
     return String(error);
   }
   throw new Error('expected the call to revert, but it succeeded');
+}
+
+/** An anvil chain set up for x402, with the self-hosted facilitator listening over HTTP. */
+export interface FacilitatorStack {
+  anvil: AnvilInstance;
+  setup: DevChainSetup;
+  local: LocalFacilitator;
+  server: FacilitatorServer;
+  chain: ReturnType<typeof createDevPublicClient>;
+  stop(): Promise<void>;
+}
+
+/** Starts anvil, installs the test USDC and Multicall3, and serves the local facilitator. */
+export async function startFacilitatorStack(): Promise<FacilitatorStack> {
+  const anvil = await startAnvil();
+  const setup = await setupDevChain({ rpcUrl: anvil.rpcUrl });
+  const chain = createDevPublicClient(devChainDefinition(setup.chainId, anvil.rpcUrl), anvil.rpcUrl);
+  const local = await createLocalFacilitator({ rpcUrl: anvil.rpcUrl, privateKey: setup.facilitator.privateKey, networks: [setup.network] });
+  const server = await startFacilitatorServer({ facilitator: local.facilitator });
+  return {
+    anvil,
+    setup,
+    local,
+    server,
+    chain,
+    async stop() {
+      await server.stop();
+      await anvil.stop();
+    },
+  };
+}
+
+/** The official x402 client for `payer`, allowed to spend the dev chain's (non-default) test USDC. */
+export function officialPayerClient(setup: DevChainSetup, payer: LocalAccount): x402Client {
+  return x402Client.fromConfig({
+    schemes: [{ network: setup.network, client: new ExactEvmScheme(payer) }],
+    spendControls: { allowedAssets: [{ network: setup.network, asset: setup.usdc.address }] },
+  });
 }

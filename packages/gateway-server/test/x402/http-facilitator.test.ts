@@ -1,7 +1,6 @@
 // Tollgate's facilitator client (`createHttpFacilitator` from @tollgate/core) against the real
 // self-hosted x402 facilitator on an anvil chain, with payments made by the official x402 client.
-import { x402Client, x402HTTPClient } from '@x402/core/client';
-import { ExactEvmScheme } from '@x402/evm/exact/client';
+import { x402HTTPClient } from '@x402/core/client';
 import { parseEventLogs, type Hash } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,11 +20,8 @@ import {
   type X402Network,
 } from '@tollgate/core';
 import {
-  createDevPublicClient,
   createLocalFacilitator,
   devAccountKeys,
-  devChainDefinition,
-  setupDevChain,
   startAnvil,
   startFacilitatorServer,
   testUsdcArtifact,
@@ -34,43 +30,35 @@ import {
   type FacilitatorServer,
   type LocalFacilitator,
 } from '@tollgate/gateway-server/devchain';
+import { officialPayerClient, startFacilitatorStack, type FacilitatorStack } from '../devchain/helpers';
 
 const MERCHANT = '0x90F79bf6EB2c4f870365E785982E1f101E93b906' as const; // anvil dev account #3
 
+let stack: FacilitatorStack;
 let anvil: AnvilInstance;
 let setup: DevChainSetup;
 let local: LocalFacilitator;
 let server: FacilitatorServer;
-let chain: ReturnType<typeof createDevPublicClient>;
+let chain: FacilitatorStack['chain'];
 let network: X402Network;
 let facilitator: Facilitator;
 const payer = privateKeyToAccount(devAccountKeys.payer);
 const now = () => Math.floor(Date.now() / 1000);
 
 beforeAll(async () => {
-  anvil = await startAnvil();
-  setup = await setupDevChain({ rpcUrl: anvil.rpcUrl });
-  chain = createDevPublicClient(devChainDefinition(setup.chainId, anvil.rpcUrl), anvil.rpcUrl);
-  local = await createLocalFacilitator({ rpcUrl: anvil.rpcUrl, privateKey: setup.facilitator.privateKey, networks: [setup.network] });
-  server = await startFacilitatorServer({ facilitator: local.facilitator });
+  stack = await startFacilitatorStack();
+  ({ anvil, setup, local, server, chain } = stack);
   network = { caip2: setup.network, chainId: setup.chainId, asset: setup.usdc.address, eip712: { name: setup.usdc.domain.name, version: setup.usdc.domain.version } };
   facilitator = createHttpFacilitator({ url: server.url, timeoutMs: { verify: 10_000, settle: 20_000 } });
 });
 
-afterAll(async () => {
-  await server?.stop();
-  await anvil?.stop();
-});
+afterAll(() => stack?.stop());
 
 const requirements = (amount = '10000') => buildPaymentRequirements({ network, payTo: MERCHANT, amount, maxTimeoutSeconds: 120 });
 
 /** The official client pays the PAYMENT-REQUIRED header Tollgate builds; the header goes through our decoder. */
 async function pay(accepted: Readonly<PaymentRequirements> = requirements()): Promise<PaymentPayload> {
-  const client = x402Client.fromConfig({
-    schemes: [{ network: setup.network, client: new ExactEvmScheme(payer) }],
-    spendControls: { allowedAssets: [{ network: setup.network, asset: setup.usdc.address }] },
-  });
-  const http = new x402HTTPClient(client);
+  const http = new x402HTTPClient(officialPayerClient(setup, payer));
   const header = encodeX402Header(buildPaymentRequired({ resource: { url: 'http://127.0.0.1/receive/x?ref=r1' }, accepts: [accepted] }));
   const required = http.getPaymentRequiredResponse((name) => (name === 'PAYMENT-REQUIRED' ? header : null));
   const payload = await http.createPaymentPayload(required);
