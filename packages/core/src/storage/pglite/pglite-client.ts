@@ -3,6 +3,7 @@ import type { SqlClient, SqlParam, SqlQueryResult, SqlRow, SqlTransactionOptions
 import { decodeSqlValue, decodedTypeOids } from '../sql-decode';
 import { toSqlError } from '../sql-error';
 import { encodeSqlParams } from '../sql-params';
+import { pgliteStatementsOf, type PgliteStatements } from './pglite-statements';
 import { createTransactionScope, transactionModeSql, withSerializationRetry, type SqlSession } from '../sql-transaction';
 
 /** Options of {@link createPgliteClient}: give a `dataDir`, an existing `db`, or neither (in memory). */
@@ -49,21 +50,19 @@ function createQueryOptions(db: PGlite): () => QueryOptions {
   };
 }
 
-function createSession(executor: PgliteExecutor, queryOptions: () => QueryOptions): SqlSession {
+function createSession(executor: PgliteExecutor, statements: PgliteStatements, queryOptions: () => QueryOptions, inTransaction: boolean): SqlSession {
   return {
     async query<Row extends SqlRow = SqlRow>(text: string, params?: readonly SqlParam[]): Promise<SqlQueryResult<Row>> {
-      try {
-        const result = await executor.query<Row>(text, encodeSqlParams(params), queryOptions());
-        return { rows: result.rows, rowCount: result.rowCount ?? 0 };
-      } catch (error) {
-        throw toSqlError(error);
-      }
+      return statements.run<Row>(text, encodeSqlParams(params), inTransaction);
     },
     async exec(script: string): Promise<void> {
       try {
         await executor.exec(script, queryOptions());
       } catch (error) {
         throw toSqlError(error);
+      } finally {
+        // A script may change the schema (migrations): plans prepared before it are not reused.
+        statements.forgetAll();
       }
     },
   };
@@ -95,7 +94,8 @@ export async function createPgliteClient(options: PgliteClientOptions = {}): Pro
     (await PGlite.create({ ...options.pgliteOptions, ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }) }));
   await db.waitReady;
   const queryOptions = createQueryOptions(db);
-  const session = createSession(db, queryOptions);
+  const statements = pgliteStatementsOf(db);
+  const session = createSession(db, statements, queryOptions, false);
   // Session settings that make text output (and so decoding) identical to the pg driver's sessions.
   await session.exec("SET TimeZone TO 'UTC'; SET DateStyle TO 'ISO, MDY'");
   let closed = false;
@@ -103,7 +103,7 @@ export async function createPgliteClient(options: PgliteClientOptions = {}): Pro
   const runTransactionOnce = async <T>(fn: (tx: SqlClient) => Promise<T>, mode: string | null): Promise<T> => {
     try {
       return await db.transaction(async (tx) => {
-        const txSession = createSession(tx, queryOptions);
+        const txSession = createSession(tx, statements, queryOptions, true);
         if (mode !== null) await txSession.query(`SET TRANSACTION ${mode}`);
         const scope = createTransactionScope(txSession);
         try {
