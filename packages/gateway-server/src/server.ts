@@ -17,7 +17,7 @@ import {
   type PaymentOptions,
   type RandomSource,
 } from '@tollgate/core';
-import { closeOnSignal, serverLoggerOptions, startService, type RunningService } from '@tollgate/core/node';
+import { closeOnSignal, createKeepAliveFetch, serverLoggerOptions, startService, type RunningService } from '@tollgate/core/node';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { privateKeyToAccount } from 'viem/accounts';
 import { createGatewayApp } from './app';
@@ -126,7 +126,9 @@ interface GatewayStartState {
 async function serveGateway(config: GatewayConfig, options: StartGatewayOptions, { logger, keys, signer, devChain }: GatewayStartState): Promise<RunningGateway> {
   const clock = options.clock ?? systemClock;
   const networks = createNetworkRegistry({ extra: config.extraNetworks, ...(config.localUsdc === undefined ? {} : { localUsdc: config.localUsdc }) });
-  const rpc = createRpcClients(networks, config.rpcUrls, { timeoutMs: config.rpcTimeoutMs });
+  // One kept-alive `node:http` fetch for the gateway's outbound hot-path calls (JSON-RPC, facilitator).
+  const outbound = createKeepAliveFetch();
+  const rpc = createRpcClients(networks, config.rpcUrls, { timeoutMs: config.rpcTimeoutMs, fetch: outbound });
   // With port 0 the default origin is known only once the server listens.
   const listening: { port?: number } = {};
   const publicUrl = () => config.publicUrl ?? `http://localhost:${listening.port ?? config.port}`;
@@ -152,7 +154,7 @@ async function serveGateway(config: GatewayConfig, options: StartGatewayOptions,
         signatureVerifier: createViemWalletSignatureVerifier({ rpc, timeoutMs: config.rpcTimeoutMs }),
         rateLimiter,
         rateLimits: config.rateLimits,
-        payments: paymentOptions(config, { signer, rpc, networks, logger, devChain: devChain !== undefined }),
+        payments: paymentOptions(config, { signer, rpc, networks, logger, devChain: devChain !== undefined, fetch: outbound }),
       });
       const chains = createChainHealthProbe({ rpc, clock, timeoutMs: Math.min(config.rpcTimeoutMs, 2_000) });
       const housekeeping = startHousekeeping({ store, rateLimiter, clock, logger });
@@ -186,6 +188,7 @@ async function serveGateway(config: GatewayConfig, options: StartGatewayOptions,
           await notifications?.stop();
           await recovery?.stop();
           await housekeeping.stop();
+          outbound.close();
         },
       };
     },
@@ -197,7 +200,7 @@ async function serveGateway(config: GatewayConfig, options: StartGatewayOptions,
 /** Payment options from the configuration: the signing key, the facilitator (when configured) and chain reads. */
 function paymentOptions(
   config: GatewayConfig,
-  deps: { signer: PaymentOptions['signer']; rpc: ReturnType<typeof createRpcClients>; networks: NetworkRegistry; logger: Logger; devChain: boolean },
+  deps: { signer: PaymentOptions['signer']; rpc: ReturnType<typeof createRpcClients>; networks: NetworkRegistry; logger: Logger; devChain: boolean; fetch: typeof fetch },
 ): PaymentOptions {
   const { verify, settle } = config.facilitatorTimeoutsMs;
   if (config.facilitatorUrl === undefined) deps.logger.warn({}, 'GATEWAY_FACILITATOR_URL is not set: /receive negotiates payments but answers settlements with facilitator_unavailable.');
@@ -218,7 +221,7 @@ function paymentOptions(
     signer: deps.signer,
     ...(config.facilitatorUrl === undefined
       ? {}
-      : { facilitator: createHttpFacilitator({ url: config.facilitatorUrl, headers: config.facilitatorHeaders, timeoutMs: { verify, settle } }) }),
+      : { facilitator: createHttpFacilitator({ url: config.facilitatorUrl, headers: config.facilitatorHeaders, timeoutMs: { verify, settle }, fetch: deps.fetch }) }),
     chain: (network) => deps.rpc.forNetwork(network.name),
     settings: {
       maxTimeoutSeconds: config.maxTimeoutSeconds,

@@ -1,4 +1,4 @@
-import { createPublicClient, http, type PublicClient } from 'viem';
+import { createPublicClient, http, type HttpTransportConfig, type PublicClient } from 'viem';
 import type { GatewayNetwork, NetworkRegistry } from './networks';
 
 /** A configured network with its JSON-RPC client. */
@@ -19,6 +19,8 @@ export interface RpcClients {
 export interface RpcClientOptions {
   /** Per-request timeout in milliseconds. Default 5 000. */
   readonly timeoutMs?: number;
+  /** The fetch requests go through (the global one by default; servers pass `createKeepAliveFetch()`). */
+  readonly fetch?: HttpTransportConfig['fetchFn'];
 }
 
 /**
@@ -28,7 +30,7 @@ export interface RpcClientOptions {
  *
  * @param registry - The network registry.
  * @param rpcUrls - Network name → HTTP(S) JSON-RPC URL.
- * @param options - Request timeout.
+ * @param options - Request timeout and fetch.
  * @returns The clients.
  * @throws TypeError when a name is not a network of the registry or a URL is not http(s).
  * @example
@@ -50,7 +52,7 @@ export function createRpcClients(registry: NetworkRegistry, rpcUrls: Readonly<Re
       throw new TypeError(`The RPC URL of network "${name}" is not a URL.`);
     }
     if (protocol !== 'http:' && protocol !== 'https:') throw new TypeError(`The RPC URL of network "${name}" must use http or https.`);
-    clients.set(name, createPublicClient({ transport: http(url, { timeout, retryCount: 0 }) }));
+    clients.set(name, createPublicClient({ transport: http(url, { timeout, retryCount: 0, ...(options.fetch === undefined ? {} : { fetchFn: options.fetch }) }) }));
   }
   const configured = registry.networks.flatMap((network) => {
     const client = clients.get(network.name);

@@ -13,3 +13,4 @@ export * from './database';
 export * from './logging-options';
 export * from './service';
 export * from './node-notify-transport';
+export * from './node-fetch';

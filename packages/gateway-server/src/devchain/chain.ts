@@ -1,4 +1,4 @@
-import { createPublicClient, defineChain, http, type Chain, type PublicClient, type Transport } from 'viem';
+import { createPublicClient, defineChain, http, type Chain, type HttpTransportConfig, type PublicClient, type Transport } from 'viem';
 
 /**
  * A viem chain definition for a local dev chain.
@@ -41,11 +41,11 @@ export function devChainDefinition(chainId: number, rpcUrl: string): Chain {
 export function createDevPublicClient(
   chain: Chain,
   rpcUrl: string,
-  options: { timeoutMs?: number; pollingIntervalMs?: number } = {},
+  options: { timeoutMs?: number; pollingIntervalMs?: number; fetchFn?: HttpTransportConfig['fetchFn'] } = {},
 ): PublicClient<Transport, Chain> {
   return createPublicClient({
     chain,
-    transport: devTransport(rpcUrl, options.timeoutMs),
+    transport: devTransport(rpcUrl, options.timeoutMs, options.fetchFn),
     pollingInterval: options.pollingIntervalMs ?? 50,
   });
 }
@@ -55,6 +55,8 @@ export function createDevPublicClient(
  *
  * @param rpcUrl - JSON-RPC endpoint.
  * @param timeoutMs - Per-request timeout, default 10 000 ms.
+ * @param fetchFn - The fetch to send requests with (the global one by default; the local facilitator
+ *   passes a kept-alive `node:http` one, see `createKeepAliveFetch`).
  * @returns A viem transport.
  * @example
  * ```ts
@@ -63,8 +65,8 @@ export function createDevPublicClient(
  * const wallet = createWalletClient({ account, chain, transport: devTransport(rpcUrl) });
  * ```
  */
-export function devTransport(rpcUrl: string, timeoutMs = 10_000): Transport {
-  return http(rpcUrl, { retryCount: 0, timeout: timeoutMs });
+export function devTransport(rpcUrl: string, timeoutMs = 10_000, fetchFn?: HttpTransportConfig['fetchFn']): Transport {
+  return http(rpcUrl, { retryCount: 0, timeout: timeoutMs, ...(fetchFn === undefined ? {} : { fetchFn }) });
 }
 
 /**

@@ -2,6 +2,7 @@ import { x402Facilitator } from '@x402/core/facilitator';
 import type { Network, PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse } from '@x402/core/types';
 import { toFacilitatorEvmSigner } from '@x402/evm';
 import { ExactEvmScheme } from '@x402/evm/exact/facilitator';
+import { createKeepAliveFetch } from '@tollgate/core/node';
 import { createWalletClient, type Address, type Hash, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { createDevPublicClient, devChainDefinition, devTransport, readChainId } from './chain';
@@ -83,9 +84,11 @@ export async function createLocalFacilitator(options: LocalFacilitatorOptions): 
 
   const chain = devChainDefinition(chainId, options.rpcUrl);
   const pollingInterval = options.pollingIntervalMs ?? 50;
-  const publicClient = createDevPublicClient(chain, options.rpcUrl, { pollingIntervalMs: pollingInterval });
+  // Node's fetch costs ~1 ms of CPU per JSON-RPC call; a settlement makes several.
+  const fetchFn = createKeepAliveFetch();
+  const publicClient = createDevPublicClient(chain, options.rpcUrl, { pollingIntervalMs: pollingInterval, fetchFn });
   const account = privateKeyToAccount(options.privateKey);
-  const walletClient = createWalletClient({ account, chain, transport: devTransport(options.rpcUrl), pollingInterval });
+  const walletClient = createWalletClient({ account, chain, transport: devTransport(options.rpcUrl, undefined, fetchFn), pollingInterval });
   const adapter = createSignerAdapter({ publicClient, walletClient, onTransactionBroadcast: options.onTransactionBroadcast });
   const signer = toFacilitatorEvmSigner(adapter, { confirmationTimeoutMs: options.receiptTimeoutMs ?? 30_000 });
   const official = new x402Facilitator().register([...networks], new ExactEvmScheme(signer));
