@@ -120,27 +120,78 @@ export function preparedSender(clients: PreparedSenderClients, feesTtlMs = 5_000
 }
 
 /**
- * Gas estimates taken while verifying, handed to the settle of the same call. The exact scheme simulates
- * `transferWithAuthorization` during `/verify`; simulating it with `eth_estimateGas` instead of `eth_call`
- * is the same check (a revert is a revert) and also yields the gas, so the settle moments later need no
- * second estimate. An estimate is used once and only within `ttlMs`, so a settle long after its verify
- * estimates afresh (and with it re-checks that the transfer would still succeed).
+ * Settles without an `eth_estimateGas` per payment, keeping the pre-flight that refuses a doomed transfer
+ * before it burns gas. The exact scheme simulates every transfer with `eth_call` in `/verify`; viem's
+ * `writeContract` then estimates it again in `/settle`, which costs a node a binary search over gas (about
+ * 4 ms on anvil, the largest single cost of a settlement). Here:
  *
- * @param ttlMs - How long a verify's estimate may be used by its settle (default 30 000 ms).
- * @returns `remember(to, data, gas)` and `take(to, data)`.
+ * - a transfer whose simulation passed (`simulated`) within `ttlMs` is sent at once (once: `take` forgets
+ *   it), with the highest estimate seen for that contract and function plus `headroomPercent` (its gas
+ *   barely moves between payments: a first transfer to an empty balance costs ~17k more, and unused gas
+ *   is not charged);
+ * - anything else (no recent passing simulation: a replay, a settle without verify, a settle long after
+ *   it; or no estimate yet for the function) is estimated first, which is also its pre-flight: a revert
+ *   is refused before broadcast, exactly as with `writeContract`.
+ *
+ * A remembered transfer that reverts anyway has its function's limit forgotten (`raise`), in case gas
+ * was the reason.
+ *
+ * @param ttlMs - How long a passing simulation vouches for its settle (default 30 000 ms).
+ * @param headroomPercent - Added on top of the highest estimate (default 50).
+ * @returns The bookkeeping: `simulated`, `take`, `limitFor`, `record`, `raise`.
  */
-export function gasFromVerify(ttlMs = 30_000) {
-  const estimates = createBoundedCache<{ gas: bigint; until: number }>(4_096);
-  const key = (to: Address, data: Hex) => `${to.toLowerCase()}:${data.toLowerCase()}`;
+export function transferGasPlan(ttlMs = 30_000, headroomPercent = 50) {
+  const passed = createBoundedCache<number>(4_096);
+  const highest = createBoundedCache<bigint>(1_024);
+  const call = (to: Address, data: Hex) => `${to.toLowerCase()}:${data.toLowerCase()}`;
+  // Contract and 4-byte selector: the arguments do not change the code path's gas enough to matter.
+  const fn = (to: Address, data: Hex) => `${to.toLowerCase()}:${data.slice(0, 10).toLowerCase()}`;
   return {
-    remember(to: Address, data: Hex, gas: bigint): void {
-      estimates.set(key(to, data), { gas, until: Date.now() + ttlMs });
+    /** A simulation of `data` on `to` passed just now. */
+    simulated(to: Address, data: Hex): void {
+      passed.set(call(to, data), Date.now() + ttlMs);
     },
-    take(to: Address, data: Hex): bigint | undefined {
-      const found = estimates.get(key(to, data));
-      if (found === undefined) return undefined;
-      estimates.delete(key(to, data));
-      return found.until > Date.now() ? found.gas : undefined;
+    /** Whether a passing simulation vouches for sending `data` now; forgets it either way. */
+    take(to: Address, data: Hex): boolean {
+      const until = passed.get(call(to, data));
+      passed.delete(call(to, data));
+      return until !== undefined && until > Date.now();
+    },
+    limitFor(to: Address, data: Hex): bigint | undefined {
+      const known = highest.get(fn(to, data));
+      return known === undefined ? undefined : (known * BigInt(100 + headroomPercent)) / 100n;
+    },
+    record(to: Address, data: Hex, estimate: bigint): void {
+      const known = highest.get(fn(to, data));
+      if (known === undefined || estimate > known) highest.set(fn(to, data), estimate);
+    },
+    raise(to: Address, data: Hex): void {
+      highest.delete(fn(to, data));
     },
   };
+}
+
+/**
+ * Waits for a transaction's receipt, asking the node at once and then at short intervals before falling
+ * back to `slowWait` (viem's block-polling wait, which sleeps a whole polling interval, 50 ms on the dev
+ * chain, whenever the first look misses). A local node mines within milliseconds of the broadcast, so
+ * the receipt is almost always there on the first or second look.
+ *
+ * @param getReceipt - One receipt read; rejects (viem: `TransactionReceiptNotFoundError`) or resolves
+ *   `null` while the transaction is not mined.
+ * @param slowWait - The full wait, with its own timeout and replacement handling.
+ * @param delaysMs - Pauses before each quick look (default 0, 2, 4, 8 ms).
+ * @returns The receipt.
+ */
+export async function quickReceipt<Receipt>(getReceipt: () => Promise<Receipt | null>, slowWait: () => Promise<Receipt>, delaysMs: readonly number[] = [0, 2, 4, 8]): Promise<Receipt> {
+  for (const delay of delaysMs) {
+    if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
+    try {
+      const receipt = await getReceipt();
+      if (receipt !== null) return receipt;
+    } catch {
+      // Not mined yet, or the read failed: the slow wait decides either way.
+    }
+  }
+  return slowWait();
 }

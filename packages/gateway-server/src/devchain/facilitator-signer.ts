@@ -1,7 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { FacilitatorEvmSigner } from '@x402/evm';
 import { concat, encodeFunctionData, type Abi, type Account, type Address, type Chain, type Hash, type Hex, type PublicClient, type Transport, type WalletClient } from 'viem';
-import { cachedCodeReader, fastTypedDataVerifier, gasFromVerify, preparedSender } from './facilitator-fast-paths';
+import { createBoundedCache } from '@tollgate/core';
+import { cachedCodeReader, fastTypedDataVerifier, preparedSender, quickReceipt, transferGasPlan } from './facilitator-fast-paths';
 
 /**
  * The facilitator could not reach its chain node during a verify or settle. Raised instead of the
@@ -111,7 +112,9 @@ export function createSignerAdapter(clients: SignerClients): Omit<FacilitatorEvm
   };
   const verifyTypedData = fastTypedDataVerifier((args) => observed(() => publicClient.verifyTypedData(args as unknown as Parameters<typeof publicClient.verifyTypedData>[0])));
   const getCode = cachedCodeReader((args) => observed(() => publicClient.getCode(args)));
-  const verifiedGas = gasFromVerify();
+  const gasPlan = transferGasPlan();
+  // The transfers sent with a remembered limit, by hash: a reverted one may have run out of gas.
+  const limitedTransfers = createBoundedCache<{ to: Address; data: Hex }>(1_024);
   // The EIP-3009 transfers the exact scheme simulates in /verify and then executes in /settle.
   const transfers = new Set(['transferWithAuthorization', 'receiveWithAuthorization']);
   const read = (args: Parameters<FacilitatorEvmSigner['readContract']>[0]) =>
@@ -119,26 +122,40 @@ export function createSignerAdapter(clients: SignerClients): Omit<FacilitatorEvm
   return {
     address: account.address,
     readContract: async (args) => {
-      if (!transfers.has(args.functionName)) return read(args);
-      // Simulate with eth_estimateGas: the same verdict as eth_call, plus the gas settle will need. A
-      // failure is re-run as the scheme's own eth_call so it sees exactly the errors it expects.
-      const data = encodeFunctionData({ abi: args.abi as Abi, functionName: args.functionName, args: args.args ?? [] });
-      try {
-        verifiedGas.remember(args.address, data, await observed(() => publicClient.estimateGas({ account: account.address, to: args.address, data })));
-        return undefined;
-      } catch {
-        return read(args);
-      }
+      const result = await read(args);
+      // Reached only when the simulation did not revert.
+      if (transfers.has(args.functionName)) gasPlan.simulated(args.address, encodeFunctionData({ abi: args.abi as Abi, functionName: args.functionName, args: args.args ?? [] }));
+      return result;
     },
     verifyTypedData: (args) => verifyTypedData(args as unknown as Parameters<typeof verifyTypedData>[0]),
-    writeContract: (args) => {
+    writeContract: async (args) => {
       const data = encodeFunctionData({ abi: args.abi as Abi, functionName: args.functionName, args: args.args });
-      const gas = args.gas ?? verifiedGas.take(args.address, data);
-      // 20 % headroom, as for fresh estimates (a builder-code suffix adds a little calldata gas).
-      return send(args.address, args.dataSuffix ? concat([data, args.dataSuffix]) : data, gas === undefined ? undefined : (gas * 12n) / 10n);
+      const calldata = args.dataSuffix ? concat([data, args.dataSuffix]) : data;
+      const vouched = gasPlan.take(args.address, data);
+      let gas = args.gas ?? (vouched ? gasPlan.limitFor(args.address, data) : undefined);
+      if (gas === undefined) {
+        // The estimate is the pre-flight too: a transfer that would revert throws here, unsent.
+        const estimate = await observed(() => publicClient.estimateGas({ account: account.address, to: args.address, data: calldata }));
+        gasPlan.record(args.address, data, estimate);
+        gas = gasPlan.limitFor(args.address, data);
+      }
+      const hash = await send(args.address, calldata, gas);
+      if (args.gas === undefined) limitedTransfers.set(hash, { to: args.address, data });
+      return hash;
     },
     sendTransaction: (args) => send(args.to, args.data),
-    waitForTransactionReceipt: (args) => observed(() => publicClient.waitForTransactionReceipt(args)),
+    waitForTransactionReceipt: async (args) => {
+      const receipt = await observed(() =>
+        quickReceipt(
+          () => publicClient.getTransactionReceipt({ hash: args.hash }),
+          () => publicClient.waitForTransactionReceipt(args),
+        ),
+      );
+      const limited = limitedTransfers.get(args.hash);
+      // Whatever made it revert, the next transfer of this kind gets a fresh estimate.
+      if (limited !== undefined && receipt.status === 'reverted') gasPlan.raise(limited.to, limited.data);
+      return receipt;
+    },
     getCode: async (args) => {
       try {
         return await getCode(args);
