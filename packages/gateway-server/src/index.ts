@@ -4,7 +4,7 @@
  * @packageDocumentation
  */
 export { loadGatewayConfig, gatewayDatabaseDir, type GatewayConfig } from './config';
-export { createGatewayApp, type GatewayAppOptions } from './app';
+export { createGatewayApp, createGatewayListener, type GatewayAppOptions } from './app';
 export {
   startDevMode,
   readDevStackFile,

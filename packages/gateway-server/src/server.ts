@@ -20,7 +20,7 @@ import {
 import { closeOnSignal, createKeepAliveFetch, serverLoggerOptions, startService, type RunningService } from '@tollgate/core/node';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { privateKeyToAccount } from 'viem/accounts';
-import { createGatewayApp } from './app';
+import { createGatewayListener } from './app';
 import { gatewayDatabaseDir, loadGatewayConfig, type GatewayConfig } from './config';
 import { startDevMode, type DevChainInfo } from './dev-mode';
 import { startHousekeeping } from './housekeeping';
@@ -174,7 +174,7 @@ async function serveGateway(config: GatewayConfig, options: StartGatewayOptions,
         ? startNotificationWorker({ sql: database.sql, store, keys, clock, logger, ...notifySettings, ...options.notifications })
         : undefined;
       return {
-        listener: createGatewayApp([...healthRoutes({ database, chains, receiptSigner: signer.address }), ...gateway.routes], logger, { trustProxy: config.trustProxy }),
+        listener: createGatewayListener([...healthRoutes({ database, chains, receiptSigner: signer.address }), ...gateway.routes], logger, { trustProxy: config.trustProxy }),
         context: {
           logger,
           networks,

@@ -51,7 +51,7 @@ export function serializeResponse(response: HttpResponse, method: string): Seria
   for (const [name, value] of Object.entries(response.headers ?? {})) {
     const lower = name.toLowerCase();
     if (!headerName.test(lower)) throw new TypeError(`invalid response header name ${JSON.stringify(name)}`);
-    if (typeof value !== 'string' || !headerValue.test(value)) throw new TypeError(`invalid value for response header ${lower}`);
+    if (typeof value !== 'string' || !isValidHeaderValue(value)) throw new TypeError(`invalid value for response header ${lower}`);
     // The body is always sent whole with a content-length; a handler's transfer-encoding would contradict it.
     if (lower !== 'transfer-encoding') headers[lower] = value;
   }
@@ -63,6 +63,20 @@ export function serializeResponse(response: HttpResponse, method: string): Seria
   if (body !== undefined && defaultType !== undefined) headers['content-type'] ??= defaultType;
   headers['content-length'] = String(body?.byteLength ?? 0);
   return { status: response.status, headers: { ...headers }, body: method === 'HEAD' ? undefined : body };
+}
+
+// Long header values that passed the check. Cached answers (a 402's PAYMENT-REQUIRED is ~4 KB) repeat
+// the same string on every request; V8 keeps a string's hash, so the lookup is cheaper than the scan.
+const validLongValues = new Set<string>();
+const longValue = 256;
+
+function isValidHeaderValue(value: string): boolean {
+  if (value.length < longValue) return headerValue.test(value);
+  if (validLongValues.has(value)) return true;
+  if (!headerValue.test(value)) return false;
+  if (validLongValues.size >= 1_024) validLongValues.clear();
+  validLongValues.add(value);
+  return true;
 }
 
 function encodeBody(payload: unknown): [Uint8Array | undefined, string | undefined] {

@@ -30,22 +30,28 @@ export interface BoundedCache<Value> {
 export function createBoundedCache<Value>(capacity: number): BoundedCache<Value> {
   if (!Number.isSafeInteger(capacity) || capacity < 1) throw new RangeError('capacity must be a positive integer.');
   const entries = new Map<string, Value>();
+  // The most recently used key: reading it again needs no reordering (a hot key is read on every
+  // request, and a Map delete + set per read churns its table).
+  let newest: string | undefined;
   return {
     get(key) {
       const value = entries.get(key);
-      if (value !== undefined) {
+      if (value !== undefined && key !== newest) {
         entries.delete(key);
         entries.set(key, value);
+        newest = key;
       }
       return value;
     },
     set(key, value) {
       entries.delete(key);
       entries.set(key, value);
+      newest = key;
       if (entries.size > capacity) entries.delete(entries.keys().next().value as string);
     },
     delete(key) {
       entries.delete(key);
+      if (key === newest) newest = undefined;
     },
     entries() {
       return [...entries];
