@@ -16,7 +16,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { paymentsPerSecond, requestsPerSecond } from './gateway/load';
 import { median } from './license/measure';
 
-const rounds = Number(process.env['BENCH_ROUNDS'] ?? 3);
+const rounds = Number(process.env['BENCH_ROUNDS'] ?? 5);
 const sliceMs = Number(process.env['BENCH_SLICE_MS'] ?? 3_000);
 const concurrency = Number(process.env['BENCH_CONCURRENCY'] ?? 16);
 

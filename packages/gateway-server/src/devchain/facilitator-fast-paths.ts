@@ -1,31 +1,5 @@
-import { createBoundedCache, hexDecode, recoverDigestSigner } from '@tollgate/core';
-import { hashTypedData, type Address, type Hash, type Hex, type TypedDataDefinition } from 'viem';
-
-/**
- * EOA signature checks without the RPC round trip and with one recovery per payment. The official exact
- * scheme verifies the same EIP-712 authorization twice per payment (in `/verify` and again inside
- * `/settle`), through viem's ERC-6492-aware `verifyTypedData`, which costs ~2.4 ms each. Here the digest is
- * hashed once, the 65-byte signature recovered with `@noble/curves`, and a positive answer remembered, so
- * settle's re-check is free. Anything that does not recover to the address (a smart wallet's ERC-1271 or
- * ERC-6492 signature, or a wrong signature) falls through to `slow`, which decides.
- *
- * @param slow - The full check (viem's `verifyTypedData` on a public client).
- * @returns A `verifyTypedData` with the same answers, faster for EOAs.
- */
-export function fastTypedDataVerifier(slow: (args: TypedDataDefinition & { address: Address; signature: Hex }) => Promise<boolean>) {
-  const verified = createBoundedCache<true>(4_096);
-  return async (args: TypedDataDefinition & { address: Address; signature: Hex }): Promise<boolean> => {
-    const digest = hashTypedData(args as TypedDataDefinition);
-    const key = `${digest}:${args.signature.toLowerCase()}:${args.address.toLowerCase()}`;
-    if (verified.get(key)) return true;
-    const recovered = recoverDigestSigner(hexDecode(digest.slice(2)), args.signature);
-    if (recovered.ok && recovered.address.toLowerCase() === args.address.toLowerCase()) {
-      verified.set(key, true);
-      return true;
-    }
-    return slow(args);
-  };
-}
+import { createBoundedCache } from '@tollgate/core';
+import type { Address, Hash, Hex } from 'viem';
 
 /**
  * `eth_getCode` answers the official scheme asks for several times per payment (the token, the payer).

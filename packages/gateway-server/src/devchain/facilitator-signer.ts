@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { FacilitatorEvmSigner } from '@x402/evm';
 import { concat, encodeFunctionData, type Abi, type Account, type Address, type Chain, type Hash, type Hex, type PublicClient, type Transport, type WalletClient } from 'viem';
 import { createBoundedCache } from '@tollgate/core';
-import { cachedCodeReader, fastTypedDataVerifier, preparedSender, quickReceipt, transferGasPlan } from './facilitator-fast-paths';
+import { cachedCodeReader, preparedSender, quickReceipt, transferGasPlan } from './facilitator-fast-paths';
 
 /**
  * The facilitator could not reach its chain node during a verify or settle. Raised instead of the
@@ -83,10 +83,10 @@ export interface SignerClients {
  * (`walletClient.extend(publicActions)` works at runtime but does not type-check). Every read records
  * transport failures for {@link withRpcObservation}; `getCode` additionally answers `undefined`
  * instead of throwing, because the official scheme starts an asset check whose rejection it may
- * abandon (an unhandled rejection that would crash the process). Three fast paths (see
- * `facilitator-fast-paths.ts`) cut a payment's cost roughly in half without changing any verdict: EOA
- * signatures recovered locally and remembered between verify and settle, `eth_getCode` cached, and
- * transactions sent with a locally counted nonce instead of viem's fill round trips.
+ * abandon (an unhandled rejection that would crash the process). Fast paths (see
+ * `facilitator-fast-paths.ts`) cut a payment's cost without changing any verdict: `eth_getCode` cached,
+ * a just-simulated transfer sent with a remembered gas limit instead of a fresh estimate, transactions
+ * sent with a locally counted nonce instead of viem's fill round trips, and the receipt asked for at once.
  *
  * @param clients - The viem clients and the optional broadcast hook.
  * @returns The adapter, to pass to `toFacilitatorEvmSigner`.
@@ -110,7 +110,6 @@ export function createSignerAdapter(clients: SignerClients): Omit<FacilitatorEvm
     if (onTransactionBroadcast) await onTransactionBroadcast(hash);
     return hash;
   };
-  const verifyTypedData = fastTypedDataVerifier((args) => observed(() => publicClient.verifyTypedData(args as unknown as Parameters<typeof publicClient.verifyTypedData>[0])));
   const getCode = cachedCodeReader((args) => observed(() => publicClient.getCode(args)));
   const gasPlan = transferGasPlan();
   // The transfers sent with a remembered limit, by hash: a reverted one may have run out of gas.
@@ -127,7 +126,8 @@ export function createSignerAdapter(clients: SignerClients): Omit<FacilitatorEvm
       if (transfers.has(args.functionName)) gasPlan.simulated(args.address, encodeFunctionData({ abi: args.abi as Abi, functionName: args.functionName, args: args.args ?? [] }));
       return result;
     },
-    verifyTypedData: (args) => verifyTypedData(args as unknown as Parameters<typeof verifyTypedData>[0]),
+    // The exact scheme (2.27) recovers EOA signatures itself; this serves the signer interface.
+    verifyTypedData: (args) => observed(() => publicClient.verifyTypedData(args as unknown as Parameters<typeof publicClient.verifyTypedData>[0])),
     writeContract: async (args) => {
       const data = encodeFunctionData({ abi: args.abi as Abi, functionName: args.functionName, args: args.args });
       const calldata = args.dataSuffix ? concat([data, args.dataSuffix]) : data;
