@@ -82,12 +82,12 @@ const hotPrefix = '/receive/';
  */
 export function createGatewayListener(routes: Route[], logger: LogSink, options: GatewayAppOptions = {}): RequestListener {
   const app = createGatewayApp(routes, logger, options);
-  const hotRoutes = routes.filter((route) => route.path.startsWith(hotPrefix));
-  if (hotRoutes.length === 0) return app;
+  if (!routes.some((route) => route.path.startsWith(hotPrefix))) return app;
   const trustProxy = options.trustProxy ?? 0;
   // Express's compiled trust for a hop count: the i-th address from the socket is trusted while i < hops.
   const trusted = (_address: string, hop: number) => hop < trustProxy;
-  const serveHot = toExpress(gatewayTable(hotRoutes, logger), trustProxy > 0 ? { remoteAddress: (request: IncomingMessage) => proxyaddr(request, trusted) } : {});
+  // The whole table, as in the app: whatever route a path under the prefix matches there, it matches here.
+  const serveHot = toExpress(gatewayTable(routes, logger), trustProxy > 0 ? { remoteAddress: (request: IncomingMessage) => proxyaddr(request, trusted) } : {});
   const logged = logRequests(logger);
   return (request, response) => {
     if (request.url?.startsWith(hotPrefix) !== true) {

@@ -18,6 +18,12 @@ const routes: Route[] = [
     path: '/healthz',
     handler: (request) => ({ status: 200, body: { ok: true, client: request.remoteAddress ?? 'unknown' } }),
   }),
+  // Not a /receive/ route, yet it matches a path under /receive/: the direct path must serve it too.
+  route({
+    method: 'GET',
+    path: '/:section/about/:topic',
+    handler: (request) => ({ status: 200, body: { section: request.params.section } }),
+  }),
   route({
     method: 'GET',
     path: '/receive/:payTo/boom',
@@ -64,6 +70,7 @@ describe('createGatewayListener', () => {
       ['/receive/0xabc', { method: 'POST', body: 'x' }],
       ['/receive/0xabc/nothing', {}],
       ['/receive/0xabc/boom', {}],
+      ['/receive/about/x', {}],
       ['/healthz', {}],
       ['/nowhere', {}],
     ];

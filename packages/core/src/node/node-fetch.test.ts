@@ -81,6 +81,36 @@ describe('createKeepAliveFetch', () => {
     await expect(client(`${url}/hang`, { signal: AbortSignal.abort(new Error('already')) })).rejects.toThrow('already');
   });
 
+  it('answers 205 without a body instead of failing on the body the server sent', async () => {
+    const { url } = await serve((_request, _body, response) => {
+      response.writeHead(205, { 'content-length': '2' });
+      response.end('ok');
+    });
+    client = createKeepAliveFetch();
+    const reset = await client(url);
+    expect(reset.status).toBe(205);
+    expect(await reset.text()).toBe('');
+  });
+
+  it('resends an idempotent request once when its kept-alive socket was closed by the server, never a POST', async () => {
+    const requestsPerSocket = new WeakMap<object, number>();
+    const { url, connections } = await serve((request, _body, response) => {
+      const count = (requestsPerSocket.get(request.socket) ?? 0) + 1;
+      requestsPerSocket.set(request.socket, count);
+      // A server that drops an idle kept-alive connection just as the next request arrives.
+      if (count > 1) {
+        request.socket.destroy();
+        return;
+      }
+      response.end('fine');
+    });
+    client = createKeepAliveFetch();
+    expect(await (await client(`${url}/a`)).text()).toBe('fine');
+    expect(await (await client(`${url}/b`)).text()).toBe('fine');
+    expect(connections()).toBe(2);
+    await expect(client(`${url}/c`, { method: 'POST', body: 'x' })).rejects.toMatchObject({ code: 'ECONNRESET' });
+  });
+
   it('rejects when nothing listens', async () => {
     const { url } = await serve(() => undefined);
     await new Promise((resolve) => server!.close(resolve));

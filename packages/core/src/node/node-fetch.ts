@@ -21,6 +21,17 @@ export class ResponseBodyTooLargeError extends Error {
   override readonly name = 'ResponseBodyTooLargeError';
 }
 
+const idleSocketMs = 4_000;
+const idempotentMethods = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE']);
+const nullBodyStatuses = new Set([204, 205, 304]);
+
+/** A kept-alive socket failed before any answer: the request did not reach the server. */
+class StaleSocketError extends Error {
+  constructor(override readonly cause: Error) {
+    super('The kept-alive socket was closed by the server.');
+  }
+}
+
 function headerRecord(headers: HeadersInit | undefined): OutgoingHttpHeaders {
   const out: OutgoingHttpHeaders = {};
   if (headers === undefined) return out;
@@ -53,8 +64,10 @@ function responseHeaders(message: IncomingMessage): Headers {
  * times a plain `http.request`; a settlement makes six to eight such calls. It implements what those
  * callers use: method, headers, a string or byte body, `signal` (aborting destroys the socket and
  * rejects with the signal's reason), and a `Response` whose whole body has been read (at most
- * `maxResponseBytes`). Redirects are not followed (`redirect` is ignored: the callers never expect one),
- * and no proxy or TLS option beyond Node's defaults applies.
+ * `maxResponseBytes`). Idle sockets are closed after 4 s; a request that meets a kept-alive socket the
+ * server has just closed is sent again once when its method is idempotent (never a POST). Redirects are
+ * not followed (`redirect` is ignored: the callers never expect one), and no proxy or TLS option beyond
+ * Node's defaults applies.
  *
  * @param options - Socket pool size and response cap.
  * @returns The fetch; call `close()` at shutdown.
@@ -69,7 +82,10 @@ function responseHeaders(message: IncomingMessage): Headers {
 export function createKeepAliveFetch(options: KeepAliveFetchOptions = {}): KeepAliveFetch {
   const maxSockets = options.maxSockets ?? 16;
   const maxBytes = options.maxResponseBytes ?? 8 * 1024 * 1024;
-  const agents = { http: new HttpAgent({ keepAlive: true, maxSockets }), https: new HttpsAgent({ keepAlive: true, maxSockets }) };
+  // An idle kept-alive socket is closed after 4 s, before common servers' 5 s keep-alive timeouts close it
+  // from their side (a request written to a socket the server is closing fails with ECONNRESET).
+  const agentOptions = { keepAlive: true, maxSockets, timeout: idleSocketMs };
+  const agents = { http: new HttpAgent(agentOptions), https: new HttpsAgent(agentOptions) };
 
   const keepAliveFetch = async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
     if (input instanceof Request) {
@@ -80,7 +96,19 @@ export function createKeepAliveFetch(options: KeepAliveFetchOptions = {}): KeepA
     return send(typeof input === 'string' ? new URL(input) : input, init);
   };
 
-  const send = (url: URL, init: RequestInit): Promise<Response> =>
+  const send = async (url: URL, init: RequestInit): Promise<Response> => {
+    try {
+      return await sendOnce(url, init);
+    } catch (error) {
+      // A kept-alive socket the server closed just as the request went out: the request never reached
+      // it. Resent once, but only for methods that are safe to repeat (a POST may have been processed).
+      if (!(error instanceof StaleSocketError)) throw error;
+      if (!idempotentMethods.has((init.method ?? 'GET').toUpperCase())) throw error.cause;
+      return sendOnce(url, init);
+    }
+  };
+
+  const sendOnce = (url: URL, init: RequestInit): Promise<Response> =>
     new Promise<Response>((resolve, reject) => {
       const secure = url.protocol === 'https:';
       if (!secure && url.protocol !== 'http:') {
@@ -105,8 +133,12 @@ export function createKeepAliveFetch(options: KeepAliveFetchOptions = {}): KeepA
         signal?.removeEventListener('abort', onAbort);
         outcome();
       };
-      request.on('error', (error) => settle(() => reject(error)));
+      let responded = false;
+      request.on('error', (error: NodeJS.ErrnoException) =>
+        settle(() => reject(request.reusedSocket && !responded && (error.code === 'ECONNRESET' || error.code === 'EPIPE') ? new StaleSocketError(error) : error)),
+      );
       request.on('response', (message) => {
+        responded = true;
         const chunks: Buffer[] = [];
         let size = 0;
         message.on('data', (chunk: Buffer) => {
@@ -127,8 +159,16 @@ export function createKeepAliveFetch(options: KeepAliveFetchOptions = {}): KeepA
             return;
           }
           // Statuses that carry no body by definition cannot be given one.
-          const content = status === 204 || status === 304 || chunks.length === 0 ? null : Buffer.concat(chunks, size);
-          settle(() => resolve(new Response(content, { status, statusText: message.statusMessage ?? '', headers: responseHeaders(message) })));
+          const content = nullBodyStatuses.has(status) || chunks.length === 0 ? null : Buffer.concat(chunks, size);
+          settle(() => {
+            // Anything the Response constructor refuses (a header it will not take) rejects the call instead
+            // of throwing out of this event handler.
+            try {
+              resolve(new Response(content, { status, statusText: message.statusMessage ?? '', headers: responseHeaders(message) }));
+            } catch (error) {
+              reject(error);
+            }
+          });
         });
       });
       request.end(body);

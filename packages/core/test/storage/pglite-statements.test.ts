@@ -123,6 +123,42 @@ describe('PGlite statements', () => {
     await second.close();
   });
 
+  it('gives one text one name however many runs of it are in flight', async () => {
+    const select = 'SELECT id FROM items WHERE id = $1';
+    for (let round = 0; round < 3; round++) await Promise.all(Array.from({ length: 20 }, () => sql.query(select, [1])));
+    expect(await preparedNames(db)).toHaveLength(1);
+  });
+
+  it('forgets its plans after DDL sent as a statement, also inside a transaction', async () => {
+    const select = 'SELECT * FROM items WHERE id = $1';
+    await sql.query('INSERT INTO items (id, label) VALUES (1, $1)', ['one']);
+    await sql.query(select, [1]);
+    await sql.query(select, [1]);
+    await sql.query('ALTER TABLE items ADD COLUMN extra text');
+    // Inside a transaction a stale plan could not be retried: it must not be used at all.
+    await sql.transaction(async (tx) => {
+      expect((await tx.query(select, [1])).rows[0]).toMatchObject({ id: 1, extra: null });
+    });
+  });
+
+  it('refuses a statement that reaches the lock while the instance is closing', async () => {
+    const own = await createPgliteClient();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const transaction = own.transaction(async (tx) => {
+      await tx.query('SELECT 1');
+      await held;
+    });
+    const closing = own.db.close();
+    // close() is now queued for the lock the transaction holds; this statement queues behind it.
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const late = own.query('SELECT 1');
+    release();
+    await transaction;
+    await closing;
+    await expect(late).rejects.toThrow(/PGlite is clos(ed|ing)/);
+  });
+
   it('refuses statements once the instance is closed', async () => {
     const own = await createPgliteClient();
     await own.query('SELECT 1');

@@ -23,6 +23,9 @@ export function cachedCodeReader(read: (args: { address: Address }) => Promise<H
   };
 }
 
+/** A transaction's gas: a limit, a function deciding it in turn (see {@link preparedSender}), or an estimate. */
+export type GasChoice = bigint | (() => Promise<bigint>) | undefined;
+
 /** What {@link preparedSender} needs from viem. */
 export interface PreparedSenderClients {
   chainId: number;
@@ -53,7 +56,8 @@ export interface PreparedSenderClients {
  *
  * @param clients - Signing and the node reads.
  * @param feesTtlMs - How long a fee estimate is reused (default 5 000 ms).
- * @returns `send(to, data, gas?)` → the transaction hash.
+ * @returns `send(to, data, gas?)` → the transaction hash. `gas` may be a function: it is then called in
+ *   turn, after every earlier send was broadcast, so a gas decision sees the chain those sends left.
  */
 export function preparedSender(clients: PreparedSenderClients, feesTtlMs = 5_000) {
   let nextNonce: number | undefined;
@@ -70,8 +74,9 @@ export function preparedSender(clients: PreparedSenderClients, feesTtlMs = 5_000
     return fees.value;
   }
 
-  async function sendNow(to: Address, data: Hex, gas: bigint | undefined): Promise<Hash> {
-    const [limit, fee] = await Promise.all([gas === undefined ? gasFor(to, data) : Promise.resolve(gas), currentFees()]);
+  async function sendNow(to: Address, data: Hex, gas: GasChoice): Promise<Hash> {
+    const chosen = typeof gas === 'function' ? gas() : gas === undefined ? gasFor(to, data) : Promise.resolve(gas);
+    const [limit, fee] = await Promise.all([chosen, currentFees()]);
     nextNonce ??= await clients.getTransactionCount(clients.address);
     const nonce = nextNonce;
     try {
@@ -86,7 +91,7 @@ export function preparedSender(clients: PreparedSenderClients, feesTtlMs = 5_000
     }
   }
 
-  return (to: Address, data: Hex, gas?: bigint): Promise<Hash> => {
+  return (to: Address, data: Hex, gas?: GasChoice): Promise<Hash> => {
     const sent = queue.then(() => sendNow(to, data, gas));
     queue = sent.catch(() => undefined);
     return sent;
@@ -112,24 +117,40 @@ export function preparedSender(clients: PreparedSenderClients, feesTtlMs = 5_000
  *
  * @param ttlMs - How long a passing simulation vouches for its settle (default 30 000 ms).
  * @param headroomPercent - Added on top of the highest estimate (default 50).
- * @returns The bookkeeping: `simulated`, `take`, `limitFor`, `record`, `raise`.
+ * @returns The bookkeeping: `begin`, `simulated`, `take`, `limitFor`, `record`, `raise`.
  */
 export function transferGasPlan(ttlMs = 30_000, headroomPercent = 50) {
-  const passed = createBoundedCache<number>(4_096);
+  // A simulation vouches for the next send of its call only if it began after the previous send of that
+  // call was decided: one that began earlier may have run before that send executed.
+  let sequence = 0;
+  const passed = createBoundedCache<{ began: number; until: number }>(4_096);
+  const decided = createBoundedCache<number>(4_096);
   const highest = createBoundedCache<bigint>(1_024);
   const call = (to: Address, data: Hex) => `${to.toLowerCase()}:${data.toLowerCase()}`;
   // Contract and 4-byte selector: the arguments do not change the code path's gas enough to matter.
   const fn = (to: Address, data: Hex) => `${to.toLowerCase()}:${data.slice(0, 10).toLowerCase()}`;
   return {
-    /** A simulation of `data` on `to` passed just now. */
-    simulated(to: Address, data: Hex): void {
-      passed.set(call(to, data), Date.now() + ttlMs);
+    /** Call right before a simulation starts; hand the result to `simulated`. */
+    begin(): number {
+      sequence += 1;
+      return sequence;
     },
-    /** Whether a passing simulation vouches for sending `data` now; forgets it either way. */
+    /** A simulation of `data` on `to`, begun at `began`, passed. */
+    simulated(to: Address, data: Hex, began: number): void {
+      passed.set(call(to, data), { began, until: Date.now() + ttlMs });
+    },
+    /**
+     * Whether a passing simulation vouches for sending `data` now; call it in send order, right before
+     * the send. Forgets the simulation either way.
+     */
     take(to: Address, data: Hex): boolean {
-      const until = passed.get(call(to, data));
-      passed.delete(call(to, data));
-      return until !== undefined && until > Date.now();
+      const key = call(to, data);
+      const simulation = passed.get(key);
+      const previous = decided.get(key);
+      passed.delete(key);
+      sequence += 1;
+      decided.set(key, sequence);
+      return simulation !== undefined && simulation.until > Date.now() && (previous === undefined || simulation.began > previous);
     },
     limitFor(to: Address, data: Hex): bigint | undefined {
       const known = highest.get(fn(to, data));

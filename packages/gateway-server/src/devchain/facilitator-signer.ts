@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { FacilitatorEvmSigner } from '@x402/evm';
 import { concat, encodeFunctionData, type Abi, type Account, type Address, type Chain, type Hash, type Hex, type PublicClient, type Transport, type WalletClient } from 'viem';
 import { createBoundedCache } from '@tollgate/core';
-import { cachedCodeReader, preparedSender, quickReceipt, transferGasPlan } from './facilitator-fast-paths';
+import { cachedCodeReader, preparedSender, type GasChoice, quickReceipt, transferGasPlan } from './facilitator-fast-paths';
 
 /**
  * The facilitator could not reach its chain node during a verify or settle. Raised instead of the
@@ -105,7 +105,7 @@ export function createSignerAdapter(clients: SignerClients): Omit<FacilitatorEvm
     estimateGas: (request) => observed(() => publicClient.estimateGas(request)),
     estimateFees: () => observed(() => publicClient.estimateFeesPerGas()),
   });
-  const send = async (to: Address, data: Hex, gas?: bigint): Promise<Hash> => {
+  const send = async (to: Address, data: Hex, gas?: GasChoice): Promise<Hash> => {
     const hash = await sendPrepared(to, data, gas);
     if (onTransactionBroadcast) await onTransactionBroadcast(hash);
     return hash;
@@ -121,26 +121,30 @@ export function createSignerAdapter(clients: SignerClients): Omit<FacilitatorEvm
   return {
     address: account.address,
     readContract: async (args) => {
+      if (!transfers.has(args.functionName)) return read(args);
+      const began = gasPlan.begin();
       const result = await read(args);
       // Reached only when the simulation did not revert.
-      if (transfers.has(args.functionName)) gasPlan.simulated(args.address, encodeFunctionData({ abi: args.abi as Abi, functionName: args.functionName, args: args.args ?? [] }));
+      gasPlan.simulated(args.address, encodeFunctionData({ abi: args.abi as Abi, functionName: args.functionName, args: args.args ?? [] }), began);
       return result;
     },
-    // The exact scheme (2.27) recovers EOA signatures itself; this serves the signer interface.
     verifyTypedData: (args) => observed(() => publicClient.verifyTypedData(args as unknown as Parameters<typeof publicClient.verifyTypedData>[0])),
     writeContract: async (args) => {
       const data = encodeFunctionData({ abi: args.abi as Abi, functionName: args.functionName, args: args.args });
       const calldata = args.dataSuffix ? concat([data, args.dataSuffix]) : data;
-      const vouched = gasPlan.take(args.address, data);
-      let gas = args.gas ?? (vouched ? gasPlan.limitFor(args.address, data) : undefined);
-      if (gas === undefined) {
+      const given = args.gas;
+      // Decided in send order, after every earlier transaction was broadcast: a duplicate of a transfer
+      // just sent is estimated against the chain that transfer left, and reverts unsent.
+      const chooseGas = async (): Promise<bigint> => {
+        if (given !== undefined) return given;
+        const remembered = gasPlan.take(args.address, data) ? gasPlan.limitFor(args.address, data) : undefined;
+        if (remembered !== undefined) return remembered;
         // The estimate is the pre-flight too: a transfer that would revert throws here, unsent.
-        const estimate = await observed(() => publicClient.estimateGas({ account: account.address, to: args.address, data: calldata }));
-        gasPlan.record(args.address, data, estimate);
-        gas = gasPlan.limitFor(args.address, data);
-      }
-      const hash = await send(args.address, calldata, gas);
-      if (args.gas === undefined) limitedTransfers.set(hash, { to: args.address, data });
+        gasPlan.record(args.address, data, await observed(() => publicClient.estimateGas({ account: account.address, to: args.address, data: calldata })));
+        return gasPlan.limitFor(args.address, data) as bigint;
+      };
+      const hash = await send(args.address, calldata, chooseGas);
+      if (given === undefined) limitedTransfers.set(hash, { to: args.address, data });
       return hash;
     },
     sendTransaction: (args) => send(args.to, args.data),

@@ -1,7 +1,7 @@
 // The dev facilitator's fast paths in isolation; the facilitator suite proves them end to end on anvil.
 import { describe, expect, it } from 'vitest';
 import type { Address, Hex } from 'viem';
-import { quickReceipt, transferGasPlan } from '../../src/devchain/facilitator-fast-paths';
+import { preparedSender, quickReceipt, transferGasPlan } from '../../src/devchain/facilitator-fast-paths';
 
 const token: Address = '0x1111111111111111111111111111111111111111';
 const transfer: Hex = '0xe3ee160e00000000000000000000000000000000000000000000000000000000000000aa';
@@ -12,14 +12,26 @@ describe('transferGasPlan', () => {
   it('vouches for a transfer once, and only after its simulation passed within the TTL', async () => {
     const plan = transferGasPlan(40);
     expect(plan.take(token, transfer)).toBe(false);
-    plan.simulated(token, transfer);
+    plan.simulated(token, transfer, plan.begin());
     expect(plan.take(token, sameFunctionOtherArgs)).toBe(false);
     expect(plan.take(token, transfer)).toBe(true);
     // Used once: a replay of the same call is estimated (pre-flighted) again.
     expect(plan.take(token, transfer)).toBe(false);
-    plan.simulated(token, transfer);
+    plan.simulated(token, transfer, plan.begin());
     await new Promise((resolve) => setTimeout(resolve, 60));
     expect(plan.take(token, transfer)).toBe(false);
+  });
+
+  it('never vouches with a simulation that began before the previous send of the same call was decided', () => {
+    const plan = transferGasPlan();
+    const early = plan.begin();
+    plan.simulated(token, transfer, plan.begin());
+    expect(plan.take(token, transfer)).toBe(true);
+    // A verify that started before that send and finished after it: it may have simulated the old chain.
+    plan.simulated(token, transfer, early);
+    expect(plan.take(token, transfer)).toBe(false);
+    plan.simulated(token, transfer, plan.begin());
+    expect(plan.take(token, transfer)).toBe(true);
   });
 
   it('knows no limit before an estimate, then the highest estimate per contract and function plus headroom', () => {
@@ -65,5 +77,31 @@ describe('quickReceipt', () => {
     );
     expect(receipt).toEqual({ status: 'reverted' });
     expect(looks).toBe(2);
+  });
+});
+
+describe('preparedSender', () => {
+  it('decides a gas function only after every earlier transaction was broadcast', async () => {
+    const events: string[] = [];
+    const send = preparedSender({
+      chainId: 31337,
+      address: token,
+      signTransaction: async (request) => `0x${request.nonce.toString(16).padStart(2, '0')}` as Hex,
+      sendRawTransaction: async (serialized) => {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        events.push(`broadcast ${serialized}`);
+        return `0x${'ab'.repeat(32)}`;
+      },
+      getTransactionCount: async () => 0,
+      estimateGas: async () => 50_000n,
+      estimateFees: async () => ({ maxFeePerGas: 1n, maxPriorityFeePerGas: 1n }),
+    });
+    const first = send(token, transfer, 60_000n);
+    const second = send(token, transfer, async () => {
+      events.push('gas decided');
+      return 60_000n;
+    });
+    await Promise.all([first, second]);
+    expect(events).toEqual(['broadcast 0x00', 'gas decided', 'broadcast 0x01']);
   });
 });

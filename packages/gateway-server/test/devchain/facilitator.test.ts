@@ -105,6 +105,17 @@ describe('self-hosted facilitator over HTTP', () => {
     expect(new Set(results.map((r) => r.transaction)).size).toBe(4);
   });
 
+  it('broadcasts one transfer for two concurrent settles of one verified payment; the duplicate burns no gas', async () => {
+    const payload = await pay();
+    expect(await facilitatorClient.verify(payload, requirements())).toMatchObject({ isValid: true });
+    const before = await client.getTransactionCount({ address: local.address });
+    const results = await Promise.all([facilitatorClient.settle(payload, requirements()), facilitatorClient.settle(payload, requirements())]);
+    expect(results.filter((result) => result.success)).toHaveLength(1);
+    // The duplicate is refused before broadcast: no transaction, so no second nonce spent.
+    expect(results.find((result) => !result.success)).toMatchObject({ success: false, transaction: '' });
+    expect(await client.getTransactionCount({ address: local.address })).toBe(before + 1);
+  });
+
   it('reports insufficient balance and a mismatched amount as invalid, not as errors', async () => {
     const tooMuch = requirements(String((await balanceOf(payer.address)) + 1n));
     expect(await facilitatorClient.verify(await pay(tooMuch), tooMuch)).toMatchObject({ isValid: false, invalidReason: 'invalid_exact_evm_insufficient_balance' });

@@ -40,6 +40,9 @@ export function pgliteStatementsOf(db: PGlite): PgliteStatements {
   return runner;
 }
 
+/** Command tags after which prepared plans may no longer fit the schema. */
+const schemaChangingTags = /^(CREATE|ALTER|DROP|DISCARD|DEALLOCATE)\b/;
+
 /** Postgres' answers that a prepared statement no longer fits the schema, or is gone: prepare it again. */
 const stalePlanStates = new Set(['0A000', '26000']);
 
@@ -72,9 +75,11 @@ function concatMessages(parts: readonly Uint8Array[]): Uint8Array {
  *
  * Locking mirrors PGlite's own: a top-level statement holds the transaction lock and the query lock
  * (it never runs inside someone else's transaction); a statement inside `db.transaction` takes the query
- * lock only. Prepared statements are session state, untouched by commits and rollbacks; a prepared
- * statement the schema outgrew (`0A000` "cached plan must not change result type") or that vanished
- * (`26000`) is dropped and, outside a transaction, prepared and run again once.
+ * lock only; a statement that reaches the lock while the instance is closing is refused. Prepared
+ * statements are session state, untouched by commits and rollbacks. Plans are forgotten after a script
+ * (`forgetAll`) or a DDL statement; one the schema outgrew behind our back (`0A000` "cached plan must not
+ * change result type") or that vanished (`26000`) is dropped and, outside a transaction, prepared and run
+ * again once. While a text's Parse is in flight, concurrent runs of it use the unnamed statement.
  *
  * @param db - An open PGlite instance; these statements must be its only extended-protocol user
  *   besides PGlite's own `query()` (which uses the unnamed statement, as the first run here does).
@@ -93,8 +98,15 @@ export function createPgliteStatements(db: PGlite, options: PgliteStatementOptio
   const prepared = new Map<string, string>();
   // Texts run once: a text is prepared on its second run, so one-off statements never take a name.
   const seenOnce = new Set<string>();
+  // text → name of a Parse in flight: concurrent runs of that text use the unnamed statement meanwhile,
+  // so one text never gets two names.
+  const preparing = new Map<string, string>();
   let pendingCloses: string[] = [];
+  // Bumped by forgetAll(): a Parse that was in flight across it is closed instead of remembered.
+  let generation = 0;
   let counter = 0;
+  // Per runner, so two copies of this module (ESM and CJS builds) over one instance cannot collide.
+  const prefix = `tollgate_${Array.from(crypto.getRandomValues(new Uint8Array(4)), (byte) => byte.toString(16).padStart(2, '0')).join('')}_s`;
 
   function plan(text: string): { name: string; parse: boolean } {
     const known = prepared.get(text);
@@ -103,6 +115,7 @@ export function createPgliteStatements(db: PGlite, options: PgliteStatementOptio
       prepared.set(text, known);
       return { name: known, parse: false };
     }
+    if (preparing.has(text)) return { name: '', parse: true };
     if (!seenOnce.has(text)) {
       if (seenOnce.size >= maxPrepared * 4) seenOnce.clear();
       seenOnce.add(text);
@@ -110,10 +123,15 @@ export function createPgliteStatements(db: PGlite, options: PgliteStatementOptio
     }
     seenOnce.delete(text);
     counter += 1;
-    return { name: `tollgate_s${counter}`, parse: true };
+    const name = `${prefix}${counter}`;
+    preparing.set(text, name);
+    return { name, parse: true };
   }
 
   function remember(text: string, name: string): void {
+    const replaced = prepared.get(text);
+    if (replaced !== undefined && replaced !== name) pendingCloses.push(replaced);
+    prepared.delete(text);
     prepared.set(text, name);
     if (prepared.size > maxPrepared) {
       const [oldestText, oldestName] = prepared.entries().next().value as [string, string];
@@ -122,23 +140,49 @@ export function createPgliteStatements(db: PGlite, options: PgliteStatementOptio
     }
   }
 
+  function forgetAll(): void {
+    generation += 1;
+    for (const name of prepared.values()) pendingCloses.push(name);
+    prepared.clear();
+    seenOnce.clear();
+  }
+
   async function execute<Row extends SqlRow>(text: string, values: readonly (string | null)[], inTransaction: boolean, retried: boolean): Promise<SqlQueryResult<Row>> {
     if (db.closed) throw new Error('PGlite is closed');
+    const planned = generation;
     const { name, parse } = plan(text);
-    const parts: Uint8Array[] = pendingCloses.map((closing) => serialize.close({ type: 'S', name: closing }));
+    const closing = pendingCloses;
     pendingCloses = [];
+    const parts: Uint8Array[] = closing.map((closed) => serialize.close({ type: 'S', name: closed }));
     if (parse) parts.push(serialize.parse({ name, text }));
     parts.push(serialize.bind({ statement: name, values: values as (string | null)[] }), serialize.describe({ type: 'P' }), serialize.execute({}), serialize.sync());
     const message = concatMessages(parts);
-    const send = () => db.runExclusive(() => db.execProtocol(message, { syncToFs: !inTransaction, throwOnError: false }));
-    const { messages } = await (inTransaction ? send() : db._runExclusiveTransaction(send));
+    const send = () =>
+      db.runExclusive(() => {
+        // Checked under the lock: a close() that started meanwhile must not see a statement reach a backend
+        // it is shutting down (PGlite's own query() refuses alike).
+        if (!db.ready) throw new Error(db.closed ? 'PGlite is closed' : 'PGlite is closing');
+        return db.execProtocol(message, { syncToFs: !inTransaction, throwOnError: false });
+      });
+    let messages: readonly ProtocolMessage[];
+    try {
+      ({ messages } = await (inTransaction ? send() : db._runExclusiveTransaction(send)));
+    } catch (error) {
+      // Nothing is known to have run: the closes are sent with the next statement (closing a statement
+      // twice is harmless), and a Parse that may have happened is closed too.
+      pendingCloses.push(...closing, ...(parse && name !== '' ? [name] : []));
+      if (preparing.get(text) === name) preparing.delete(text);
+      throw error;
+    }
+    if (parse && name !== '' && preparing.get(text) === name) preparing.delete(text);
 
     let fields: { name: string; dataTypeID: number }[] = [];
     const rows: Row[] = [];
     let rowCount = 0;
     let failure: unknown;
     let parsed = false;
-    for (const received of messages as readonly ProtocolMessage[]) {
+    let schemaChanged = false;
+    for (const received of messages) {
       switch (received.name) {
         case 'parseComplete':
           parsed = true;
@@ -158,6 +202,7 @@ export function createPgliteStatements(db: PGlite, options: PgliteStatementOptio
           const tag = (received as unknown as { text: string }).text;
           const count = Number.parseInt(tag.slice(tag.lastIndexOf(' ') + 1), 10);
           rowCount = Number.isNaN(count) ? 0 : count;
+          schemaChanged = schemaChangingTags.test(tag);
           break;
         }
         case 'error':
@@ -165,13 +210,18 @@ export function createPgliteStatements(db: PGlite, options: PgliteStatementOptio
           break;
       }
     }
-    if (parsed && name !== '') remember(text, name);
+    if (parsed && name !== '') {
+      if (planned === generation) remember(text, name);
+      else pendingCloses.push(name);
+    }
+    // DDL sent as a statement (not through exec()) may change what earlier plans return.
+    if (schemaChanged) forgetAll();
     if (failure !== undefined) {
       const error = toSqlError(failure);
       const code = (failure as { code?: unknown }).code;
       if (!parse && typeof code === 'string' && stalePlanStates.has(code)) {
         // The schema outgrew the plan, or the statement is gone: prepare it afresh next time.
-        prepared.delete(text);
+        if (prepared.get(text) === name) prepared.delete(text);
         if (code !== '26000') pendingCloses.push(name);
         if (!inTransaction && !retried) return execute(text, values, inTransaction, true);
       }
@@ -182,10 +232,6 @@ export function createPgliteStatements(db: PGlite, options: PgliteStatementOptio
 
   return {
     run: (text, values, inTransaction) => execute(text, values, inTransaction, false),
-    forgetAll() {
-      for (const name of prepared.values()) pendingCloses.push(name);
-      prepared.clear();
-      seenOnce.clear();
-    },
+    forgetAll,
   };
 }

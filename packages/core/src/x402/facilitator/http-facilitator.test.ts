@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { renderGatewayError } from '../../errors';
+import { createKeepAliveFetch } from '../../node/node-fetch';
 import {
   createHttpFacilitator,
   FacilitatorProtocolError,
@@ -214,6 +215,14 @@ describe('createHttpFacilitator: malformed answers', () => {
     handler = json(200, { isValid: true, pad: 'x'.repeat(2_000) });
     const error = await rejection(createHttpFacilitator({ url, maxResponseBytes: 1_000 }).verify(payload, requirements));
     expect(error).toMatchObject({ name: 'FacilitatorProtocolError', details: { failure: 'too_large' } });
+    // Also when the fetch itself enforces a smaller cap (the servers' kept-alive fetch does).
+    const fetch = createKeepAliveFetch({ maxResponseBytes: 500 });
+    try {
+      const capped = await rejection(createHttpFacilitator({ url, fetch }).verify(payload, requirements));
+      expect(capped).toMatchObject({ name: 'FacilitatorProtocolError', details: { failure: 'too_large' } });
+    } finally {
+      fetch.close();
+    }
   });
 });
 

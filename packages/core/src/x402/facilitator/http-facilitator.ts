@@ -136,7 +136,8 @@ export function createHttpFacilitator(options: HttpFacilitatorOptions): Facilita
       const text = await readBody(response, maxBytes);
       return { status: response.status, text, retryAfterSeconds: retryAfter(response.headers) };
     } catch (cause) {
-      if (cause instanceof ResponseTooLarge) throw new FacilitatorProtocolError(operation, 'too_large');
+      // (A fetch with its own cap, such as `createKeepAliveFetch`, rejects with ResponseBodyTooLargeError.)
+      if (cause instanceof ResponseTooLarge || (cause instanceof Error && cause.name === 'ResponseBodyTooLargeError')) throw new FacilitatorProtocolError(operation, 'too_large');
       throw new FacilitatorUnavailableError(operation, timedOut ? 'timeout' : 'network', { cause });
     } finally {
       clearTimeout(timer);
