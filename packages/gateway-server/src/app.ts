@@ -40,16 +40,20 @@ function gatewayTable(routes: Route[], logger: LogSink): RouteTable {
  * ```
  */
 export function createGatewayApp(routes: Route[], logger: LogSink, options: GatewayAppOptions = {}): Express {
+  return expressAppFor(gatewayTable(routes, logger), logger, options.trustProxy ?? 0);
+}
+
+/** Express hosting `table`, with request logs and the trusted proxy hops. */
+function expressAppFor(table: RouteTable, logger: LogSink, trustProxy: number): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  const trustProxy = options.trustProxy ?? 0;
   if (trustProxy > 0) app.set('trust proxy', trustProxy);
   // Request lines are info-level: below that level the middleware is not mounted at all.
   if (logger.isLevelEnabled?.('info') !== false) app.use(logRequests(logger));
   app.use(
     toExpress(
-      gatewayTable(routes, logger),
+      table,
       // Express resolves req.ip from the socket, or from X-Forwarded-For through the trusted hops only.
       trustProxy > 0 ? { remoteAddress: (request) => (request as Request).ip } : {},
     ),
@@ -81,13 +85,14 @@ const hotPrefix = '/receive/';
  * ```
  */
 export function createGatewayListener(routes: Route[], logger: LogSink, options: GatewayAppOptions = {}): RequestListener {
-  const app = createGatewayApp(routes, logger, options);
-  if (!routes.some((route) => route.path.startsWith(hotPrefix))) return app;
   const trustProxy = options.trustProxy ?? 0;
+  // One table for both paths: whatever route a path under the prefix matches in the app, it matches here.
+  const table = gatewayTable(routes, logger);
+  const app = expressAppFor(table, logger, trustProxy);
+  if (!routes.some((route) => route.path.startsWith(hotPrefix))) return app;
   // Express's compiled trust for a hop count: the i-th address from the socket is trusted while i < hops.
   const trusted = (_address: string, hop: number) => hop < trustProxy;
-  // The whole table, as in the app: whatever route a path under the prefix matches there, it matches here.
-  const serveHot = toExpress(gatewayTable(routes, logger), trustProxy > 0 ? { remoteAddress: (request: IncomingMessage) => proxyaddr(request, trusted) } : {});
+  const serveHot = toExpress(table, trustProxy > 0 ? { remoteAddress: (request: IncomingMessage) => proxyaddr(request, trusted) } : {});
   const logged = logRequests(logger);
   return (request, response) => {
     if (request.url?.startsWith(hotPrefix) !== true) {

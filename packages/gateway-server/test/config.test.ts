@@ -6,18 +6,11 @@ import { ConfigError, hexEncode } from '@tollgate/core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { gatewaySecretPath, loadGatewayConfig, resolveGatewaySecret, startGatewayServer } from '@tollgate/gateway-server';
 import { dataDirFromTemplate } from './helpers/gateway';
+import { thrownBy } from '../../core/test/support/thrown';
 
 const secretHex = 'ab'.repeat(32);
 
-function problemsOf(env: Record<string, string>): ConfigError['problems'] {
-  try {
-    loadGatewayConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
-}
+const problemsOf = (env: Record<string, string>): ConfigError['problems'] => thrownBy(ConfigError, () => loadGatewayConfig(env)).problems;
 
 describe('gateway configuration', () => {
   it('has safe defaults', () => {

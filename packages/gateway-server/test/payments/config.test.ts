@@ -9,16 +9,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '@tollgate/core';
 import { gatewaySigningKeyPath, loadGatewayConfig, resolveGatewaySigningKey } from '@tollgate/gateway-server';
 import { call, createRef, expectError, registerMerchant, startTestGateway } from '../helpers/gateway';
+import { thrownBy } from '../../../core/test/support/thrown';
 
-function problemsOf(env: Record<string, string>): ConfigError['problems'] {
-  try {
-    loadGatewayConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  throw new Error('expected a ConfigError');
-}
+const problemsOf = (env: Record<string, string>): ConfigError['problems'] => thrownBy(ConfigError, () => loadGatewayConfig(env)).problems;
 
 describe('payment configuration', () => {
   it('has defaults: no facilitator, 10 s verify, 60 s settle, 300 s authorizations, 2 000-block log ranges, a generated key', () => {
