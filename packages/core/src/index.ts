@@ -8,6 +8,7 @@
 export * from './errors';
 export * from './time';
 export * from './cbor';
+export * from './json';
 export * from './crypto';
 export * from './http';
 export * from './storage';

@@ -275,3 +275,17 @@ describe('GET /ref', () => {
     expectError(await call(gateway.url, 'GET', `/ref?pay_to=${lister.payTo}&limit=1&limit=2`, { apiKey: lister.apiKey }), 400, 'invalid_request');
   });
 });
+
+describe('duplicate JSON keys', () => {
+  it('refuses POST /ref whose body repeats "amount" (a proxy keeping the first value would see another amount) and creates nothing', async () => {
+    const payer = await registerMerchant(gateway.url);
+    const raw = `{"payTo":"${payer.payTo}","network":"base","amount":"5","amount":"6","invoiceId":"DUP-1"}`;
+    const response = await call(gateway.url, 'POST', '/ref', { apiKey: payer.apiKey, raw });
+    expectError(response, 400, 'invalid_request');
+    expect((response.body as { error: { message: string } }).error.message).toBe('Duplicate key "amount" in JSON body.');
+    expect((await call(gateway.url, 'GET', `/ref?pay_to=${payer.payTo}`, { apiKey: payer.apiKey })).body).toEqual({ items: [] });
+    // The same body without the repeat is a valid ref: only the duplicate was refused.
+    const accepted = await call(gateway.url, 'POST', '/ref', { apiKey: payer.apiKey, raw: raw.replace('"amount":"5",', '') });
+    expect(accepted.status, accepted.text).toBe(201);
+  });
+});

@@ -1,5 +1,6 @@
 import { decodeCanonical, CborDecodeError } from '../cbor';
 import { RequestError } from '../errors/request';
+import { parseJsonWithUniqueKeys, quoteJsonKey } from '../json';
 import { assertContentType, parseContentEncoding, parseContentLength } from './content-headers';
 import { corruptCompressedBody, type Decompressors } from './decompress';
 import { readCapped, type BodySource } from './read-stream';
@@ -89,11 +90,12 @@ function parseBody(spec: BodySpec, bytes: Uint8Array): unknown {
     } catch (cause) {
       throw new RequestError('malformed_body', 'The JSON body is not valid UTF-8.', { cause });
     }
-    try {
-      return JSON.parse(text) as unknown;
-    } catch (cause) {
-      throw new RequestError('malformed_body', 'The body is not valid JSON.', { cause });
-    }
+    // A repeated key would let a proxy that keeps the first value and this parser (which would keep the
+    // last) read two different requests: refuse it like malformed JSON.
+    const parsed = parseJsonWithUniqueKeys(text);
+    if (parsed.ok) return parsed.value;
+    if (parsed.reason === 'invalid_json') throw new RequestError('malformed_body', 'The body is not valid JSON.', { cause: parsed.cause });
+    throw new RequestError('malformed_body', `Duplicate key ${quoteJsonKey(parsed.key)} in JSON body.`);
   }
   try {
     // The route's cap is the input cap; the other structural limits keep the decoder's defaults.

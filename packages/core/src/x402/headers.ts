@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { base64Decode, base64Encode } from '../crypto/base64';
 import { utf8Decode, utf8Encode } from '../crypto/utf8';
+import { parseJsonWithUniqueKeys, quoteJsonKey } from '../json';
 import { X402HeaderError } from './errors';
 import {
   issuePath,
@@ -84,12 +85,15 @@ function decodeJson(header: string, text: unknown, maxBytes: number): unknown {
   } catch (cause) {
     throw new X402HeaderError(header, 'invalid_utf8', `The ${header} header does not decode to UTF-8 text.`, { cause });
   }
-  let value: unknown;
-  try {
-    value = JSON.parse(json) as unknown;
-  } catch (cause) {
-    throw new X402HeaderError(header, 'invalid_json', `The ${header} header does not decode to JSON.`, { cause });
+  const parsed = parseJsonWithUniqueKeys(json);
+  if (!parsed.ok && parsed.reason === 'invalid_json') {
+    throw new X402HeaderError(header, 'invalid_json', `The ${header} header does not decode to JSON.`, { cause: parsed.cause });
   }
+  if (!parsed.ok) {
+    // Two `value`s in an authorization could be read differently by the facilitator or a proxy.
+    throw new X402HeaderError(header, 'invalid_json', `The ${header} header's JSON repeats the key ${quoteJsonKey(parsed.key)}.`);
+  }
+  const { value } = parsed;
   if (nestsDeeperThan(value, X402_HEADER_MAX_DEPTH)) {
     throw new X402HeaderError(header, 'too_deep', `The ${header} header nests arrays or objects deeper than ${X402_HEADER_MAX_DEPTH} levels.`, {
       details: { maxDepth: X402_HEADER_MAX_DEPTH },
@@ -125,7 +129,8 @@ function checkShape<Schema extends v.GenericSchema>(header: string, schema: Sche
 /**
  * Decodes a `PAYMENT-SIGNATURE` header into an x402 v2 `PaymentPayload`. Steps, each refusing with its
  * own {@link X402HeaderError} reason: size cap (before any work), base64 in either alphabet (the spec
- * says base64url, official clients send standard base64), fatal UTF-8, JSON, nesting depth (at most
+ * says base64url, official clients send standard base64), fatal UTF-8, JSON whose objects never repeat
+ * a key (a repeated key is `invalid_json`), nesting depth (at most
  * {@link X402_HEADER_MAX_DEPTH} levels), `x402Version === 2`, then
  * the `PaymentPayload` schema. The scheme-specific `payload` is checked later by `verifyExactPayment`.
  *

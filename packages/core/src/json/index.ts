@@ -1,0 +1,1 @@
+export { parseJsonWithUniqueKeys, quoteJsonKey, type UniqueKeyJsonParse } from './duplicate-keys';
