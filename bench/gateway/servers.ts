@@ -4,12 +4,16 @@
  *   - `bare`: an Express route answering JSON (the ceiling);
  *   - `official`: the official `@x402/express` `paymentMiddleware` protecting an equivalent route;
  *   - `ours`: the Tollgate gateway's `/receive/:payTo?ref=…` for a fixed ref, on embedded PGlite;
- *   - `ours-pg`: the same on a PostgreSQL server, when `BENCH_DATABASE_URL` names one (its database is
- *     used as is: give the bench a database of its own).
- * Each payment stack settles through its own facilitator on the same anvil chain: ours through the dev
- * stack's self-hosted facilitator (official packages with our signer adapter), the official stack through
- * a facilitator written as the x402 documentation shows (`official-facilitator.ts`).
- * Prints one JSON line with the URLs, then serves until stdin closes.
+ *   - `ours-pg`: the same on a PostgreSQL server, when `BENCH_DATABASE_URL` names one.
+ * Two facilitators settle on the same anvil chain: ours (`ours-fac`, the dev stack's self-hosted one:
+ * official packages with our signer adapter and fast paths) and the documented one (`doc-fac`, written as
+ * the x402 documentation shows: `official-facilitator.ts`). Every payment stack is served once per
+ * facilitator (`official@doc-fac`, `official@ours-fac`, `ours@ours-fac`, `ours@doc-fac`, …), each
+ * instance with its own payTo and ref, so a stack's two rows differ only in the facilitator. Each
+ * facilitator sends from its own account, so they never compete for a nonce; one payer signs for every
+ * stack (EIP-3009 nonces are random). The two PostgreSQL instances share the bench's database, as
+ * instances behind one load balancer do (each has its own merchant and ref).
+ * Prints one JSON line ({@link BenchTargets}), then serves until stdin closes.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -22,8 +26,19 @@ import express from 'express';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { hexEncode } from '@tollgate/core';
 import { loadGatewayConfig, startGatewayServer } from '@tollgate/gateway-server';
-import { startDevStack } from '@tollgate/gateway-server/devchain';
+import { startDevStack, type DevStack } from '@tollgate/gateway-server/devchain';
 import { startOfficialFacilitator } from './official-facilitator';
+
+/** What the servers process prints: URLs by case name, and what the paying client needs. */
+export interface BenchTargets {
+  /** Unpaid GET targets: `bare`, `official`, `ours` and, with a PostgreSQL server, `ours-pg`. */
+  negotiation: Record<string, string>;
+  /** Paid targets named `<stack>@<facilitator>`, for example `ours-pg@doc-fac`. */
+  paid: Record<string, string>;
+  network: `${string}:${string}`;
+  usdc: string;
+  payerKey: `0x${string}`;
+}
 
 const amount = '10000';
 
@@ -43,8 +58,8 @@ async function json(url: string, init: RequestInit): Promise<Record<string, unkn
   return (await response.json()) as Record<string, unknown>;
 }
 
-/** Registers a merchant on `local` through the public API and creates one fixed ref. */
-async function payableRef(gatewayUrl: string): Promise<{ payTo: string; path: string }> {
+/** Registers a merchant on `local` through the public API and creates one fixed ref: its full URL. */
+async function payableRef(gatewayUrl: string): Promise<string> {
   const merchant = privateKeyToAccount(generatePrivateKey());
   const challenge = await json(`${gatewayUrl}/merchant/challenge`, {
     method: 'POST',
@@ -68,33 +83,22 @@ async function payableRef(gatewayUrl: string): Promise<{ payTo: string; path: st
     body: JSON.stringify({ payTo: merchant.address, network: 'local', amount }),
   });
   const resource = new URL((ref['snapshot'] as { resource: string }).resource);
-  return { payTo: merchant.address, path: `${resource.pathname}${resource.search}` };
+  return `${gatewayUrl}${resource.pathname}${resource.search}`;
 }
 
-async function main(): Promise<void> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'tollgate-bench-'));
-  const stack = await startDevStack({ dataDir: join(dataDir, 'devchain') });
-
-  const bare = express();
-  bare.disable('x-powered-by');
-  bare.get('/bare', (_req, res) => {
-    res.json({ ok: true });
-  });
-  const bareServer = await listen(bare);
-
-  const officialPayTo = privateKeyToAccount(generatePrivateKey()).address;
-  const officialFacilitator = await startOfficialFacilitator(stack.rpcUrl, stack.chainId);
-  const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: officialFacilitator.url })).register(stack.network, new ExactEvmScheme());
-  const official = express();
-  official.disable('x-powered-by');
-  official.use(
+/** The official `paymentMiddleware` on `GET /paid`, settling through `facilitatorUrl`, paying a fresh payTo. */
+async function startOfficialStack(stack: DevStack, facilitatorUrl: string) {
+  const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: facilitatorUrl })).register(stack.network, new ExactEvmScheme());
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(
     paymentMiddleware(
       {
         'GET /paid': {
           accepts: {
             scheme: 'exact',
             network: stack.network,
-            payTo: officialPayTo,
+            payTo: privateKeyToAccount(generatePrivateKey()).address,
             price: { asset: stack.usdc.address, amount, extra: { name: stack.usdc.domain.name, version: stack.usdc.domain.version } },
             maxTimeoutSeconds: 300,
           },
@@ -105,56 +109,87 @@ async function main(): Promise<void> {
       resourceServer,
     ),
   );
-  official.get('/paid', (_req, res) => {
+  app.get('/paid', (_req, res) => {
     res.json({ ok: true });
   });
-  const officialServer = await listen(official);
+  const server = await listen(app);
+  return { url: `${server.url}/paid`, close: server.close };
+}
 
-  // Our gateway as an operator runs it: PGlite (or a PostgreSQL server), our facilitator, warnings-only
-  // logs (the official middleware and the bare route log nothing).
-  const startOurs = (name: string, databaseUrl: string | undefined) =>
-    startGatewayServer(
-      loadGatewayConfig({
-        GATEWAY_PORT: '0',
-        TOLLGATE_DATA_DIR: join(dataDir, name),
-        LOG_LEVEL: 'warn',
-        GATEWAY_SECRET: hexEncode(crypto.getRandomValues(new Uint8Array(32))),
-        GATEWAY_SIGNING_KEY: generatePrivateKey(),
-        GATEWAY_FACILITATOR_URL: stack.facilitatorUrl,
-        GATEWAY_RPC_URLS: `local=${stack.rpcUrl}`,
-        GATEWAY_LOCAL_USDC: stack.usdc.address,
-        GATEWAY_DEV_CHAIN: '0',
-        GATEWAY_NOTIFY_ENABLED: 'false',
-        GATEWAY_RATE_LIMIT_CHALLENGE: '1000/60',
-        GATEWAY_RATE_LIMIT_REGISTER: '1000/60',
-        // The load generator is one client sending thousands of requests a second: never limit it.
-        GATEWAY_RATE_LIMIT_RECEIVE: '1000000/1',
-        ...(databaseUrl === undefined ? {} : { DATABASE_URL: databaseUrl }),
-      }),
-      // Log lines go to stderr: stdout carries only the JSON line the parent reads.
-      { logDestination: process.stderr },
-    );
-  const gateway = await startOurs('gateway', undefined);
-  const ref = await payableRef(gateway.url);
-  const postgresUrl = process.env['BENCH_DATABASE_URL'];
-  const gatewayPg = postgresUrl === undefined ? undefined : await startOurs('gateway-pg', postgresUrl);
-  const refPg = gatewayPg === undefined ? undefined : await payableRef(gatewayPg.url);
-
-  process.stdout.write(
-    `${JSON.stringify({
-      bare: `${bareServer.url}/bare`,
-      official: `${officialServer.url}/paid`,
-      ours: `${gateway.url}${ref.path}`,
-      ...(gatewayPg && refPg ? { 'ours-pg': `${gatewayPg.url}${refPg.path}` } : {}),
-      network: stack.network,
-      usdc: stack.usdc.address,
-      payerKey: stack.payer.privateKey,
-    })}\n`,
+/**
+ * Our gateway as an operator runs it: PGlite (or a PostgreSQL server), `facilitatorUrl`, warnings-only
+ * logs (the official middleware and the bare route log nothing), with one merchant and ref of its own.
+ */
+async function startOurStack(stack: DevStack, options: { dataDir: string; facilitatorUrl: string; databaseUrl: string | undefined }) {
+  const gateway = await startGatewayServer(
+    loadGatewayConfig({
+      GATEWAY_PORT: '0',
+      TOLLGATE_DATA_DIR: options.dataDir,
+      LOG_LEVEL: 'warn',
+      GATEWAY_SECRET: hexEncode(crypto.getRandomValues(new Uint8Array(32))),
+      GATEWAY_SIGNING_KEY: generatePrivateKey(),
+      GATEWAY_FACILITATOR_URL: options.facilitatorUrl,
+      GATEWAY_RPC_URLS: `local=${stack.rpcUrl}`,
+      GATEWAY_LOCAL_USDC: stack.usdc.address,
+      GATEWAY_DEV_CHAIN: '0',
+      GATEWAY_NOTIFY_ENABLED: 'false',
+      GATEWAY_RATE_LIMIT_CHALLENGE: '1000/60',
+      GATEWAY_RATE_LIMIT_REGISTER: '1000/60',
+      // The load generator is one client sending thousands of requests a second: never limit it.
+      GATEWAY_RATE_LIMIT_RECEIVE: '1000000/1',
+      ...(options.databaseUrl === undefined ? {} : { DATABASE_URL: options.databaseUrl }),
+    }),
+    // Log lines go to stderr: stdout carries only the JSON line the parent reads.
+    { logDestination: process.stderr },
   );
+  return { url: await payableRef(gateway.url), close: () => gateway.close() };
+}
+
+async function main(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'tollgate-bench-'));
+  const stack = await startDevStack({ dataDir: join(dataDir, 'devchain') });
+  const documentedFacilitator = await startOfficialFacilitator(stack.rpcUrl, stack.chainId);
+  const facilitators = { 'ours-fac': stack.facilitatorUrl, 'doc-fac': documentedFacilitator.url };
+
+  const bare = express();
+  bare.disable('x-powered-by');
+  bare.get('/bare', (_req, res) => {
+    res.json({ ok: true });
+  });
+  const bareServer = await listen(bare);
+
+  const postgresUrl = process.env['BENCH_DATABASE_URL'];
+  const running: Record<string, { url: string; close: () => Promise<void> }> = {};
+  // Each stack first through its own facilitator (the historical pairing), then through the other one.
+  const stacks = postgresUrl === undefined ? ['official', 'ours'] : ['official', 'ours', 'ours-pg'];
+  for (const stackName of stacks) {
+    for (const facilitator of stackName === 'official' ? (['doc-fac', 'ours-fac'] as const) : (['ours-fac', 'doc-fac'] as const)) {
+      const facilitatorUrl = facilitators[facilitator];
+      const databaseUrl = stackName === 'ours-pg' ? postgresUrl : undefined;
+      running[`${stackName}@${facilitator}`] =
+        stackName === 'official'
+          ? await startOfficialStack(stack, facilitatorUrl)
+          : await startOurStack(stack, { dataDir: join(dataDir, `${stackName}-${facilitator}`), facilitatorUrl, databaseUrl });
+    }
+  }
+  const url = (name: string) => running[name]?.url;
+  const targets: BenchTargets = {
+    // Negotiation never reaches a facilitator: each stack is measured once, as it runs by default.
+    negotiation: Object.fromEntries(
+      Object.entries({ bare: `${bareServer.url}/bare`, official: url('official@doc-fac'), ours: url('ours@ours-fac'), 'ours-pg': url('ours-pg@ours-fac') }).filter(
+        (entry): entry is [string, string] => entry[1] !== undefined,
+      ),
+    ),
+    paid: Object.fromEntries(Object.entries(running).map(([name, server]) => [name, server.url])),
+    network: stack.network,
+    usdc: stack.usdc.address,
+    payerKey: stack.payer.privateKey,
+  };
+  process.stdout.write(`${JSON.stringify(targets)}\n`);
 
   process.stdin.resume();
   process.stdin.on('end', async () => {
-    await Promise.all([bareServer.close(), officialServer.close(), gateway.close(), gatewayPg?.close(), officialFacilitator.close()]);
+    await Promise.all([bareServer.close(), ...Object.values(running).map((server) => server.close()), documentedFacilitator.close()]);
     await stack.stop();
     rmSync(dataDir, { recursive: true, force: true });
     process.exit(0);

@@ -67,8 +67,12 @@ export interface GatewayConfig {
   maxTimeoutSeconds: number;
   /** Most blocks per `eth_getLogs` call when reading settlement evidence. */
   maxBlockSpan: number;
+  /** Most blocks one attempt of a payment's evidence search reads (it continues on the next attempt). */
+  evidenceScanBlocks: number;
   /** How long a 402 negotiation may reuse a ref's status read by an earlier one on this instance (0 = never). */
   statusCacheMs: number;
+  /** Whether a facilitator-reported settlement is checked on chain before its receipt is signed. */
+  confirmTransfers: boolean;
   /** Merchant notification delivery (`GATEWAY_NOTIFY_*`). */
   notifications: NotificationConfig;
   /**
@@ -108,7 +112,9 @@ export interface GatewayConfig {
  * | `GATEWAY_FACILITATOR_SETTLE_TIMEOUT_MS` | 60000 | deadline of `/settle` (it waits for the receipt) |
  * | `GATEWAY_MAX_TIMEOUT_SECONDS` | 300 | `maxTimeoutSeconds` of the requirements |
  * | `GATEWAY_MAX_BLOCK_SPAN` | 2000 | blocks per `eth_getLogs` call of the settlement evidence reader |
+ * | `GATEWAY_EVIDENCE_SCAN_BLOCKS` | 20000 | blocks one attempt of a payment's evidence search reads at most; the next attempt continues |
  * | `GATEWAY_STATUS_CACHE_MS` | 1000 | how long a 402 may reuse a ref's status (settlement always re-checks it) |
+ * | `GATEWAY_CONFIRM_TRANSFERS` | true | check a settlement on chain (its transfer to payTo) before signing its receipt; `false` trusts the facilitator |
  * | `GATEWAY_NOTIFY_*` | see `notificationConfigFromEnv` | merchant notification delivery |
  * | `GATEWAY_DEV_CHAIN` | on unless production or a facilitator, `local` RPC or local USDC is configured | `1`/`0`: the local dev stack (anvil + test USDC + facilitator) |
  *
@@ -195,7 +201,9 @@ export function loadGatewayConfig(env: EnvRecord): GatewayConfig {
     facilitatorTimeoutsMs: { verify: parsed.GATEWAY_FACILITATOR_VERIFY_TIMEOUT_MS, settle: parsed.GATEWAY_FACILITATOR_SETTLE_TIMEOUT_MS },
     maxTimeoutSeconds: parsed.GATEWAY_MAX_TIMEOUT_SECONDS,
     maxBlockSpan: parsed.GATEWAY_MAX_BLOCK_SPAN,
+    evidenceScanBlocks: parsed.GATEWAY_EVIDENCE_SCAN_BLOCKS,
     statusCacheMs: parsed.GATEWAY_STATUS_CACHE_MS,
+    confirmTransfers: parsed.GATEWAY_CONFIRM_TRANSFERS,
     notifications,
     devChain,
   };
@@ -216,7 +224,9 @@ function parseSimpleVariables(env: EnvRecord) {
     GATEWAY_FACILITATOR_SETTLE_TIMEOUT_MS: envInteger({ min: 100, max: 600_000, default: 60_000 }),
     GATEWAY_MAX_TIMEOUT_SECONDS: envInteger({ min: 30, max: 86_400, default: 300 }),
     GATEWAY_MAX_BLOCK_SPAN: envInteger({ min: 1, max: 1_000_000, default: 2_000 }),
+    GATEWAY_EVIDENCE_SCAN_BLOCKS: envInteger({ min: 1, max: 10_000_000, default: 20_000 }),
     GATEWAY_STATUS_CACHE_MS: envInteger({ min: 0, max: 60_000, default: 1_000 }),
+    GATEWAY_CONFIRM_TRANSFERS: envBoolean({ default: true }),
     GATEWAY_DEV_CHAIN: envBoolean({ optional: true }),
   });
 }

@@ -1,4 +1,4 @@
-import type { Clock, GatewayStore, RateLimiter } from '@tollgate/core';
+import type { Clock, MerchantStore, RateLimiter } from '@tollgate/core';
 
 /** Where housekeeping reports what it did or why it failed. */
 export interface HousekeepingLogger {
@@ -8,7 +8,8 @@ export interface HousekeepingLogger {
 
 /** Options of {@link startHousekeeping}. */
 export interface HousekeepingOptions {
-  store: Pick<GatewayStore, 'deleteExpiredChallenges'>;
+  /** `merchants` deletes the expired registration challenges. */
+  stores: { readonly merchants: Pick<MerchantStore, 'deleteExpiredChallenges'> };
   rateLimiter: Pick<RateLimiter, 'prune'>;
   clock: Clock;
   logger: HousekeepingLogger;
@@ -24,12 +25,13 @@ const challengeRetentionMs = 60 * 60 * 1000;
  * information. Every instance may run it: both deletes are idempotent. The timer does not keep the
  * process alive; `stop()` waits for a run in progress.
  *
- * @param options - Store, rate limiter, clock, logger and interval.
+ * @param options - Merchant store, rate limiter, clock, logger and interval.
  * @returns `run()` (one pass now) and `stop()`.
  * @example
  * ```ts
+ * import { createSqlGatewayStores, systemClock } from '@tollgate/core';
  * import { startHousekeeping } from '@tollgate/gateway-server';
- * const housekeeping = startHousekeeping({ store, rateLimiter, clock: systemClock, logger });
+ * const housekeeping = startHousekeeping({ stores: createSqlGatewayStores(sql), rateLimiter, clock: systemClock, logger });
  * await housekeeping.stop();
  * ```
  */
@@ -38,7 +40,7 @@ export function startHousekeeping(options: HousekeepingOptions): { run(): Promis
   const run = (): Promise<void> =>
     (running ??= (async () => {
       try {
-        const challenges = await options.store.deleteExpiredChallenges(new Date(options.clock.now() - challengeRetentionMs));
+        const challenges = await options.stores.merchants.deleteExpiredChallenges(new Date(options.clock.now() - challengeRetentionMs));
         const rateLimitKeys = await options.rateLimiter.prune();
         options.logger.debug({ challenges, rateLimitKeys }, 'housekeeping done');
       } catch (error) {

@@ -5,22 +5,25 @@ import {
   createGateway,
   createNetworkRegistry,
   createRpcClients,
-  createSqlGatewayStore,
+  createSqlGatewayStores,
   createSqlRateLimiter,
   createViemWalletSignatureVerifier,
   deriveGatewayKeys,
+  evmSignerWithBackend,
   gatewayMigrations,
   systemClock,
   type Clock,
+  type EvmSigner,
   type NetworkRegistry,
   type PaymentEvent,
   type PaymentOptions,
   type RandomSource,
+  type Secp256k1Backend,
 } from '@tollgate/core';
 import { closeOnSignal, createKeepAliveFetch, serverLoggerOptions, startService, type RunningService } from '@tollgate/core/node';
 import pino, { type DestinationStream, type Logger } from 'pino';
-import { privateKeyToAccount } from 'viem/accounts';
 import { createGatewayListener } from './app';
+import { loadSecp256k1Backend } from './native-secp256k1';
 import { gatewayDatabaseDir, loadGatewayConfig, type GatewayConfig } from './config';
 import { startDevMode, type DevChainInfo } from './dev-mode';
 import { startHousekeeping } from './housekeeping';
@@ -90,11 +93,12 @@ export async function startGatewayServer(configured: GatewayConfig, options: Sta
   const logger = options.logDestination ? pino(loggerOptions, options.logDestination) : pino(loggerOptions);
   // Resolved before the dev chain and the database start, so a missing production secret fails fast.
   const keys = deriveGatewayKeys(resolveGatewaySecret({ ...configured, logger }));
-  const signer = privateKeyToAccount(resolveGatewaySigningKey({ ...configured, logger }));
+  const secp256k1 = await loadSecp256k1Backend(logger);
+  const signer = evmSignerWithBackend(resolveGatewaySigningKey({ ...configured, logger }), secp256k1);
   const devMode = await startDevMode(configured, { logger });
   let running: RunningGateway | undefined;
   try {
-    running = await serveGateway(devMode ? devMode.apply(configured) : configured, options, { logger, keys, signer, devChain: devMode?.info });
+    running = await serveGateway(devMode ? devMode.apply(configured) : configured, options, { logger, keys, signer, secp256k1, devChain: devMode?.info });
     devMode?.publish(running.url);
   } catch (error) {
     await running?.close();
@@ -118,12 +122,14 @@ export async function startGatewayServer(configured: GatewayConfig, options: Sta
 interface GatewayStartState {
   logger: Logger;
   keys: ReturnType<typeof deriveGatewayKeys>;
-  signer: ReturnType<typeof privateKeyToAccount>;
+  signer: EvmSigner;
+  /** libsecp256k1 when its native binding loads here, else noble. */
+  secp256k1: Secp256k1Backend;
   devChain: DevChainInfo | undefined;
 }
 
 /** Serves the gateway with an effective configuration (the dev stack's facilitator and RPC already applied). */
-async function serveGateway(config: GatewayConfig, options: StartGatewayOptions, { logger, keys, signer, devChain }: GatewayStartState): Promise<RunningGateway> {
+async function serveGateway(config: GatewayConfig, options: StartGatewayOptions, { logger, keys, signer, secp256k1, devChain }: GatewayStartState): Promise<RunningGateway> {
   const clock = options.clock ?? systemClock;
   const networks = createNetworkRegistry({ extra: config.extraNetworks, ...(config.localUsdc === undefined ? {} : { localUsdc: config.localUsdc }) });
   // One kept-alive `node:http` fetch for the gateway's outbound hot-path calls (JSON-RPC, facilitator).
@@ -142,10 +148,10 @@ async function serveGateway(config: GatewayConfig, options: StartGatewayOptions,
     migrations: [coreMigrations, gatewayMigrations],
     logger,
     build: async ({ database }) => {
-      const store = createSqlGatewayStore(database.sql);
+      const stores = createSqlGatewayStores(database.sql);
       const rateLimiter = createSqlRateLimiter(database.sql, { clock });
       const gateway = createGateway({
-        store,
+        stores,
         keys,
         networks,
         publicUrl,
@@ -154,10 +160,10 @@ async function serveGateway(config: GatewayConfig, options: StartGatewayOptions,
         signatureVerifier: createViemWalletSignatureVerifier({ rpc, timeoutMs: config.rpcTimeoutMs }),
         rateLimiter,
         rateLimits: config.rateLimits,
-        payments: paymentOptions(config, { signer, rpc, networks, logger, devChain: devChain !== undefined, fetch: outbound }),
+        payments: paymentOptions(config, { signer, secp256k1, rpc, networks, logger, devChain: devChain !== undefined, fetch: outbound }),
       });
       const chains = createChainHealthProbe({ rpc, clock, timeoutMs: Math.min(config.rpcTimeoutMs, 2_000) });
-      const housekeeping = startHousekeeping({ store, rateLimiter, clock, logger });
+      const housekeeping = startHousekeeping({ stores, rateLimiter, clock, logger });
       const payments = gateway.payments;
       const recovery =
         payments &&
@@ -171,7 +177,7 @@ async function serveGateway(config: GatewayConfig, options: StartGatewayOptions,
         });
       const { enabled: notify, ...notifySettings } = config.notifications;
       const notifications = notify
-        ? startNotificationWorker({ sql: database.sql, store, keys, clock, logger, ...notifySettings, ...options.notifications })
+        ? startNotificationWorker({ sql: database.sql, stores, keys, clock, logger, ...notifySettings, ...options.notifications })
         : undefined;
       return {
         listener: createGatewayListener([...healthRoutes({ database, chains, receiptSigner: signer.address }), ...gateway.routes], logger, { trustProxy: config.trustProxy }),
@@ -200,7 +206,7 @@ async function serveGateway(config: GatewayConfig, options: StartGatewayOptions,
 /** Payment options from the configuration: the signing key, the facilitator (when configured) and chain reads. */
 function paymentOptions(
   config: GatewayConfig,
-  deps: { signer: PaymentOptions['signer']; rpc: ReturnType<typeof createRpcClients>; networks: NetworkRegistry; logger: Logger; devChain: boolean; fetch: typeof fetch },
+  deps: { signer: PaymentOptions['signer']; secp256k1: Secp256k1Backend; rpc: ReturnType<typeof createRpcClients>; networks: NetworkRegistry; logger: Logger; devChain: boolean; fetch: typeof fetch },
 ): PaymentOptions {
   const { verify, settle } = config.facilitatorTimeoutsMs;
   if (config.facilitatorUrl === undefined) deps.logger.warn({}, 'GATEWAY_FACILITATOR_URL is not set: /receive negotiates payments but answers settlements with facilitator_unavailable.');
@@ -219,6 +225,8 @@ function paymentOptions(
   }
   return {
     signer: deps.signer,
+    secp256k1: deps.secp256k1,
+    confirmTransfers: config.confirmTransfers,
     ...(config.facilitatorUrl === undefined
       ? {}
       : { facilitator: createHttpFacilitator({ url: config.facilitatorUrl, headers: config.facilitatorHeaders, timeoutMs: { verify, settle }, fetch: deps.fetch }) }),
@@ -227,6 +235,7 @@ function paymentOptions(
       maxTimeoutSeconds: config.maxTimeoutSeconds,
       offerValiditySeconds: config.maxTimeoutSeconds,
       maxBlockSpan: config.maxBlockSpan,
+      evidenceScanBlocks: config.evidenceScanBlocks,
       statusCacheMs: config.statusCacheMs,
       evidenceTimeoutMs: config.rpcTimeoutMs,
       // The claim outlives the facilitator's deadlines, and a duplicate waits as long as the first may take.

@@ -9,3 +9,4 @@ export {
   type SettlementMismatchReason,
   type ChainEvidenceClient,
 } from './settlement-evidence';
+export { firstBlockAfter, lastBlockBefore, type BlockTimeClient, type BlockStamp } from './block-by-time';

@@ -15,6 +15,7 @@ export { parseGatewaySecret, deriveGatewayKeys, gatewaySecretBytes, gatewayKeyLa
 export { createRpcClients, type RpcClients, type ConfiguredRpc, type RpcClientOptions } from './rpc-clients';
 export { createChainHealthProbe, type ChainHealth, type ChainHealthProbe, type ChainHealthProbeOptions } from './chain-health';
 export { resolvePublicUrl, epochSeconds, type GatewayServiceDeps } from './service-deps';
+export { createGatewayEvents, type GatewayEvent, type GatewayEventListener, type GatewayEvents, type GatewayEventsOptions } from './gateway-events';
 export {
   merchantRegisterAction,
   challengeLifetimeSeconds,
@@ -52,6 +53,7 @@ export {
 export {
   createMerchantAccountService,
   type MerchantAccountService,
+  type MerchantAccountServiceDeps,
   type AuthenticatedMerchant,
   type MerchantProfile,
   type ProfileKey,
@@ -76,6 +78,7 @@ export { encodeRefCursor, decodeRefCursor, type RefCursorScope, type RefCursorPo
 export {
   createRefService,
   type RefService,
+  type RefServiceDeps,
   type RefSnapshot,
   type CreatedRef,
   type PublicRef,
@@ -83,15 +86,10 @@ export {
   type RefPage,
   type RevokedRef,
 } from './refs/ref-service';
-export type {
-  GatewayStore,
-  RegistrationRequest,
-  RegistrationOutcome,
-  RotationOutcome,
-  CreateRefOutcome,
-  ApiKeyMatch,
-  ListRefsQuery,
-} from './store/gateway-store';
+export type { MerchantStore, RegistrationRequest, RegistrationOutcome, RotationOutcome, ApiKeyMatch } from './store/merchant-store';
+export type { RefStore, CreateRefOutcome, ListRefsQuery } from './store/ref-store';
+export type { PaymentStore } from './store/payment-store';
+export type { GatewayStores } from './store/gateway-stores';
 export type {
   PaymentState,
   StoredSettlementAnswer,
@@ -119,7 +117,10 @@ export type {
   RefStatus,
   NewRefRecord,
 } from './store/records';
-export { createSqlGatewayStore } from './store/sql-gateway-store';
+export { createSqlMerchantStore } from './store/sql-merchant-store';
+export { createSqlRefStore } from './store/sql-ref-store';
+export { createSqlPaymentStore } from './store/sql-payment-store';
+export { createSqlGatewayStores } from './store/sql-gateway-stores';
 export { gatewayMigrations } from './store/gateway-migrations';
 export { parseGatewayInput, type InputIssue } from './routes/parse-input';
 export { gatewayRateLimit, defaultGatewayRateLimits, type GatewayRateLimits } from './routes/rate-limit';
@@ -128,6 +129,5 @@ export { merchantRoutes, merchantBodyLimits, type MerchantRouteDeps } from './ro
 export { refRoutes, refBodyLimit, type RefRouteDeps } from './routes/ref-routes';
 export { createGateway, gatewayRoutes, type Gateway, type GatewayDeps } from './routes/gateway-routes';
 export { receiveRoutes, receiveCors, type ReceiveRouteDeps } from './routes/receive-routes';
-export { statusForgettingStore } from './routes/status-forgetting-store';
 export * from './payments';
 export * from './notifications';

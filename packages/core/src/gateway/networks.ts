@@ -1,29 +1,10 @@
 import * as v from 'valibot';
-import { getAddress, isAddress, type Address } from 'viem';
+import { getAddress, isAddress } from 'viem';
 import { GatewayError } from '../errors/gateway';
+import { checkNetwork, type GatewayNetwork } from '../x402/network';
 
-/** The USDC token of a network: contract address and the EIP-712 domain EIP-3009 signatures use. */
-export interface UsdcToken {
-  /** Token contract (EIP-55 checksummed). */
-  readonly address: Address;
-  /** EIP-712 domain `name` (`USD Coin` on Base, `USDC` on Base Sepolia: a wrong name breaks every signature). */
-  readonly name: string;
-  /** EIP-712 domain `version`. */
-  readonly version: string;
-  /** Token decimals (6 for USDC). */
-  readonly decimals: number;
-}
-
-/** One EVM network the gateway accepts, as the API names it and as the x402 wire names it. */
-export interface GatewayNetwork {
-  /** The name the API takes (`base`, `base-sepolia`, `local`). */
-  readonly name: string;
-  /** CAIP-2 id used on the x402 wire (`eip155:8453`). */
-  readonly caip2: `eip155:${number}`;
-  /** EIP-155 chain id. */
-  readonly chainId: number;
-  readonly usdc: UsdcToken;
-}
+// The one network type lives with the x402 building blocks that take it (they sit below the gateway).
+export type { GatewayNetwork, UsdcToken } from '../x402/network';
 
 /**
  * The networks every gateway knows: Base, Base Sepolia (see research/x402.md §2 for the USDC domains)
@@ -117,11 +98,26 @@ export interface NetworkRegistryOptions {
 }
 
 /**
+ * A frozen copy of `network` whose x402 facts were checked (`checkNetwork` memoises the result, so the
+ * x402 building blocks never check a registry network again) and whose USDC address is checksummed.
+ */
+function checkedCopy(network: GatewayNetwork): GatewayNetwork {
+  if (!networkNamePattern.test(network.name)) throw new TypeError(`Invalid network name "${network.name}".`);
+  if (network.caip2 !== `eip155:${network.chainId}`) throw new TypeError(`Network ${network.name}: CAIP-2 id must be eip155:${network.chainId}.`);
+  try {
+    return checkNetwork(Object.freeze({ ...network, usdc: Object.freeze({ ...network.usdc }) }));
+  } catch (error) {
+    throw new TypeError(`Network ${network.name}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/**
  * Builds the registry of networks the API accepts: {@link defaultNetworks} plus configured extras.
  *
  * @param options - Extra networks and the local USDC override.
  * @returns The registry.
- * @throws TypeError when two networks share a name, CAIP-2 id or chain id, or an address is invalid.
+ * @throws TypeError when two networks share a name, CAIP-2 id or chain id, or a network's facts are invalid
+ *   (name, CAIP-2 id, chain id, USDC address, EIP-712 name or version): each is checked here, once.
  * @example
  * ```ts
  * import { createNetworkRegistry } from '@tollgate/core';
@@ -137,13 +133,11 @@ export function createNetworkRegistry(options: NetworkRegistryOptions = {}): Net
     return { ...network, usdc: { ...network.usdc, address: getAddress(options.localUsdc) } };
   });
   networks.push(...(options.extra ?? []));
-  const frozen = Object.freeze(networks.map((network) => Object.freeze({ ...network, usdc: Object.freeze({ ...network.usdc }) })));
+  const frozen = Object.freeze(networks.map(checkedCopy));
   const byName = new Map<string, GatewayNetwork>();
   const byCaip2 = new Map<string, GatewayNetwork>();
   const byChainId = new Map<number, GatewayNetwork>();
   for (const network of frozen) {
-    if (!networkNamePattern.test(network.name)) throw new TypeError(`Invalid network name "${network.name}".`);
-    if (network.caip2 !== `eip155:${network.chainId}`) throw new TypeError(`Network ${network.name}: CAIP-2 id must be eip155:${network.chainId}.`);
     if (byName.has(network.name)) throw new TypeError(`Network "${network.name}" is defined twice.`);
     if (byChainId.has(network.chainId)) {
       throw new TypeError(`Networks "${byChainId.get(network.chainId)?.name}" and "${network.name}" share chain id ${network.chainId}.`);

@@ -2,11 +2,12 @@ import type { RandomSource } from '../crypto/random';
 import type { Clock } from '../time/clock';
 import type { NetworkRegistry } from './networks';
 import type { GatewayKeys } from './secrets';
-import type { GatewayStore } from './store/gateway-store';
 
-/** What every gateway service needs. */
+/**
+ * What every gateway service needs. Storage is not in here: each service declares the stores it uses as
+ * `stores: Pick<GatewayStores, …>` next to these.
+ */
 export interface GatewayServiceDeps {
-  readonly store: GatewayStore;
   /** Subkeys derived from the server secret (`deriveGatewayKeys`). */
   readonly keys: GatewayKeys;
   readonly networks: NetworkRegistry;

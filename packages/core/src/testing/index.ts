@@ -11,16 +11,21 @@ export { describeMigrationRunnerConformance } from './migration-runner-conforman
 export { describeJobQueueConformance } from './job-queue-conformance';
 export { conformanceEpoch, type JobQueueConformanceFixture } from './job-queue-fixture';
 export { describeRateLimiterConformance, type RateLimiterConformanceFixture } from './rate-limiter-conformance';
-export { describeGatewayStoreConformance } from './gateway-store-conformance';
+export { describeMerchantStoreConformance } from './merchant-store-conformance';
+export { describeRefStoreConformance } from './ref-store-conformance';
+export { describePaymentStoreConformance } from './payment-store-conformance';
 export {
   gatewayConformanceEpoch,
   challengeFor,
   enrollRequest,
   enrollMerchant,
   refFor,
-  type GatewayStoreConformanceFixture,
+  type GatewayStoresFixtureEngine,
+  type MerchantStoreConformanceFixture,
+  type RefStoreConformanceFixture,
+  type PaymentStoreConformanceFixture,
   type EnrolledMerchant,
-} from './gateway-store-fixture';
+} from './gateway-stores-fixture';
 // Node-only helpers (node:fs, drivers), which make this subpath Node-only. Node-only files are
 // imported as `*.node.js`: tsup's native-addon plugin captures every specifier ending in `.node`.
 export { openTestDatabase, type TestDatabase, type OpenTestDatabaseOptions } from './node-test-database';

@@ -1,5 +1,5 @@
 import { defineEip712Struct, eip712Digest, eip712DomainSeparator, eip712Types } from './eip712';
-import { checkNetwork, type X402Network } from './network';
+import { checkNetwork, type GatewayNetwork } from './network';
 import type { ExactEvmAuthorization } from './wire';
 
 /** EIP-3009 `TransferWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)`. */
@@ -30,9 +30,9 @@ const domainSeparators = new WeakMap<object, Uint8Array>();
  * const signature = await payer.signTypedData({ domain: tokenEip712Domain(base), types: transferWithAuthorizationTypes, primaryType: 'TransferWithAuthorization', message });
  * ```
  */
-export function tokenEip712Domain(network: X402Network): { name: string; version: string; chainId: number; verifyingContract: `0x${string}` } {
+export function tokenEip712Domain(network: Pick<GatewayNetwork, 'caip2' | 'chainId' | 'usdc'>): { name: string; version: string; chainId: number; verifyingContract: `0x${string}` } {
   const checked = checkNetwork(network);
-  return { name: checked.eip712.name, version: checked.eip712.version, chainId: checked.chainId, verifyingContract: checked.asset };
+  return { name: checked.usdc.name, version: checked.usdc.version, chainId: checked.chainId, verifyingContract: checked.usdc.address };
 }
 
 /**
@@ -50,7 +50,7 @@ export function tokenEip712Domain(network: X402Network): { name: string; version
  * const digest = transferWithAuthorizationDigest(base, payload.payload.authorization);
  * ```
  */
-export function transferWithAuthorizationDigest(network: X402Network, authorization: ExactEvmAuthorization): Uint8Array {
+export function transferWithAuthorizationDigest(network: Pick<GatewayNetwork, 'caip2' | 'chainId' | 'usdc'>, authorization: ExactEvmAuthorization): Uint8Array {
   const checked = checkNetwork(network);
   let separator = domainSeparators.get(checked);
   if (!separator) {

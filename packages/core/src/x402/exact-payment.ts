@@ -3,7 +3,8 @@ import { getAddress, type Address, type Hex } from 'viem';
 import { transferWithAuthorizationDigest } from './eip3009';
 import { PaymentVerificationError } from './errors';
 import { recoverDigestSigner, sameAddress } from './evm-signature';
-import { checkNetwork, type X402Network } from './network';
+import type { Secp256k1Backend } from './secp256k1-backend';
+import { checkNetwork, type GatewayNetwork } from './network';
 import { findRequirementsMismatch } from './requirements';
 import { exactEvmPayloadSchema, issuePath, type ExactEvmAuthorization, type PaymentPayload, type PaymentRequirements } from './wire';
 
@@ -14,7 +15,7 @@ export interface VerifyExactPaymentParams {
   /** The requirement regenerated for this ref and amount (`buildPaymentRequirements`). */
   expected: Readonly<PaymentRequirements>;
   /** Facts of the network `expected` is for. */
-  network: X402Network;
+  network: Pick<GatewayNetwork, 'caip2' | 'chainId' | 'usdc'>;
   /** Now, in Unix seconds (from the injected clock). */
   now: number;
   /**
@@ -27,6 +28,11 @@ export interface VerifyExactPaymentParams {
    * official facilitator itself refuses less than 6 s. Default 10.
    */
   minValiditySeconds?: number;
+  /**
+   * The curve arithmetic of the signer recovery (default `nobleSecp256k1`). The checks do not depend
+   * on it: a faster backend (libsecp256k1 on Node) accepts and refuses exactly the same payments.
+   */
+  secp256k1?: Secp256k1Backend;
 }
 
 /**
@@ -67,8 +73,8 @@ function refuse(field: string, reason: string, message: string, details?: Record
  * | `signature` | a 65-byte signature that does not recover `from` under `{ name, version, chainId, verifyingContract: asset }` |
  *
  * Signatures of any other length belong to smart wallets and are not refused: the result says
- * `signatureStatus: 'needs_facilitator'`. Signer recovery uses `@noble/curves` over a cached domain
- * separator (the fastest option measured; identical results to viem's `recoverTypedDataAddress`).
+ * `signatureStatus: 'needs_facilitator'`. Signer recovery runs `recoverDigestSigner` over a cached domain
+ * separator (identical results to viem's `recoverTypedDataAddress`), on `params.secp256k1`.
  *
  * @param params - Payload, regenerated requirement, network, now and tolerances.
  * @returns The payer, the authorization and how far the signature was checked.
@@ -128,7 +134,7 @@ export function verifyExactPayment(params: VerifyExactPaymentParams): VerifiedEx
   const payer = getAddress(authorization.from);
   // Smart wallets sign with ERC-1271 (any length) or wrap with ERC-6492; only a chain read can check those.
   if (signature.length !== 132) return { payer, authorization, signature, signatureStatus: 'needs_facilitator' };
-  const recovered = recoverDigestSigner(transferWithAuthorizationDigest(network, authorization), signature);
+  const recovered = recoverDigestSigner(transferWithAuthorizationDigest(network, authorization), signature, params.secp256k1);
   if (!recovered.ok) refuse('signature', `unrecoverable_${recovered.failure}`, 'The signature is not a valid ECDSA signature.');
   if (recovered.address !== payer) refuse('signature', 'signer_mismatch', 'The signature was not made by authorization.from under the token domain.');
   return { payer, authorization, signature, signatureStatus: 'verified' };

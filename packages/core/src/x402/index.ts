@@ -35,7 +35,6 @@ export {
   decodePaymentResponseHeader,
   type DecodeX402HeaderOptions,
 } from './headers';
-export type { X402Network } from './network';
 export {
   buildPaymentRequirements,
   buildPaymentRequired,
@@ -44,7 +43,8 @@ export {
   type BuildPaymentRequirementsParams,
   type BuildPaymentRequiredParams,
 } from './requirements';
-export { type EvmSigner, recoverDigestSigner, type SignatureRecovery, type SignatureRecoveryFailure } from './evm-signature';
+export { type EvmSigner, evmSignerWithBackend, recoverDigestSigner, type SignatureRecovery, type SignatureRecoveryFailure } from './evm-signature';
+export { nobleSecp256k1, type Secp256k1Backend } from './secp256k1-backend';
 export { tokenEip712Domain, transferWithAuthorizationDigest, transferWithAuthorizationTypes } from './eip3009';
 export {
   verifyExactPayment,

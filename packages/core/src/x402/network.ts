@@ -1,60 +1,73 @@
 import { getAddress, type Address } from 'viem';
-import type { Network } from './wire';
+
+/** The USDC token of a network: contract address and the EIP-712 domain EIP-3009 signatures use. */
+export interface UsdcToken {
+  /** Token contract (EIP-55 checksummed). */
+  readonly address: Address;
+  /** EIP-712 domain `name` (`USD Coin` on Base, `USDC` on Base Sepolia: a wrong name breaks every signature). */
+  readonly name: string;
+  /** EIP-712 domain `version`. */
+  readonly version: string;
+  /** Token decimals (6 for USDC). */
+  readonly decimals: number;
+}
 
 /**
- * The facts about one EVM network that the x402 pieces need, passed in as plain data (the gateway's
- * network registry produces it). `eip712` is the token's EIP-712 domain name and version, which differ
- * per chain for USDC (`USD Coin`/`2` on Base, `USDC`/`2` on Base Sepolia).
+ * One EVM network the gateway accepts, as the API names it and as the x402 wire names it: the one network
+ * type. The gateway's registry (`createNetworkRegistry`) builds and checks them; the x402 building blocks
+ * (requirements, EIP-3009 digests, offers, receipts, payment verification) take them as they are, reading
+ * `caip2`, `chainId` and `usdc` only.
  *
  * @example
  * ```ts
- * import type { X402Network } from '@tollgate/core';
- * const base: X402Network = {
- *   caip2: 'eip155:8453', chainId: 8453,
- *   asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', eip712: { name: 'USD Coin', version: '2' },
+ * import type { GatewayNetwork } from '@tollgate/core';
+ * const base: GatewayNetwork = {
+ *   name: 'base', caip2: 'eip155:8453', chainId: 8453,
+ *   usdc: { address: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', name: 'USD Coin', version: '2', decimals: 6 },
  * };
  * ```
  */
-export interface X402Network {
-  /** CAIP-2 id, `eip155:<chainId>`. */
-  caip2: Network;
-  chainId: number;
-  /** The EIP-3009 token contract (USDC). */
-  asset: Address;
-  /** The token's EIP-712 domain name and version. */
-  eip712: { name: string; version: string };
+export interface GatewayNetwork {
+  /** The name the API takes (`base`, `base-sepolia`, `local`). */
+  readonly name: string;
+  /** CAIP-2 id used on the x402 wire (`eip155:8453`). */
+  readonly caip2: `eip155:${number}`;
+  /** EIP-155 chain id. */
+  readonly chainId: number;
+  readonly usdc: UsdcToken;
 }
 
-/** A network whose addresses are checksummed and whose facts were checked for consistency. */
-export type CheckedNetwork = X402Network & { readonly checked: true };
+/** The facts of a {@link GatewayNetwork} the x402 building blocks read. */
+type X402Facts = Pick<GatewayNetwork, 'caip2' | 'chainId' | 'usdc'>;
 
-const checkedNetworks = new WeakMap<X402Network, CheckedNetwork>();
+const checkedNetworks = new WeakMap<object, X402Facts>();
 
 /**
- * Validates a network description once per object (memoised, so the hot path pays nothing): the CAIP-2
- * id must be `eip155:<chainId>`, the chain id a positive safe integer, the asset an address, the
- * EIP-712 name and version non-empty. Caller mistakes, so they throw `TypeError`.
+ * Validates a network's x402 facts once per object (memoised, so the hot path pays nothing): the CAIP-2
+ * id must be `eip155:<chainId>`, the chain id a positive safe integer, the USDC address an address, its
+ * EIP-712 name and version non-empty. The registry calls it for each network when it is built, so its
+ * networks are never checked again; a network built by hand is checked on first use. Caller mistakes, so
+ * they throw `TypeError`.
  *
- * @param network - The network facts.
- * @returns The same facts with the asset checksummed.
+ * @param network - The network.
+ * @returns The network itself when it is frozen and its address checksummed (every registry network),
+ *   else a frozen copy with the address checksummed.
  * @throws TypeError when the facts are inconsistent.
  */
-export function checkNetwork(network: X402Network): CheckedNetwork {
+export function checkNetwork<Facts extends X402Facts>(network: Facts): Facts {
   const cached = checkedNetworks.get(network);
-  if (cached) return cached;
+  if (cached) return cached as Facts;
   if (!Number.isSafeInteger(network.chainId) || network.chainId <= 0) throw new TypeError(`chainId must be a positive integer, got ${String(network.chainId)}.`);
   if (network.caip2 !== `eip155:${network.chainId}`) throw new TypeError(`caip2 ${String(network.caip2)} does not name chain ${network.chainId}.`);
-  if (!network.eip712 || typeof network.eip712.name !== 'string' || network.eip712.name === '' || typeof network.eip712.version !== 'string' || network.eip712.version === '') {
-    throw new TypeError('eip712 must carry the token domain name and version.');
+  const usdc = network.usdc as UsdcToken | undefined;
+  if (!usdc || typeof usdc.name !== 'string' || usdc.name === '' || typeof usdc.version !== 'string' || usdc.version === '') {
+    throw new TypeError('usdc must carry the token domain name and version.');
   }
-  const checked: CheckedNetwork = {
-    caip2: network.caip2,
-    chainId: network.chainId,
-    asset: checksum(network.asset, 'asset'),
-    eip712: { name: network.eip712.name, version: network.eip712.version },
-    checked: true,
-  };
+  const address = checksum(usdc.address, 'usdc.address');
+  const unchanged = address === usdc.address && Object.isFrozen(network) && Object.isFrozen(usdc);
+  const checked = unchanged ? network : Object.freeze({ ...network, usdc: Object.freeze({ ...usdc, address }) });
   checkedNetworks.set(network, checked);
+  checkedNetworks.set(checked, checked);
   return checked;
 }
 

@@ -50,7 +50,7 @@ describe('buildPaymentReceipt', () => {
       resourceUrl: facts.resourceUrl,
       network: 'eip155:8453',
       chainId: 8453,
-      asset: base.asset,
+      asset: base.usdc.address,
       payTo: merchant,
       payer: payer.address,
       amount: '10000',

@@ -6,7 +6,7 @@ import { sha256 } from '../crypto/hash';
 import { utf8Encode } from '../crypto/utf8';
 import { defineEip712Struct, eip712Digest, eip712DomainSeparator, eip712Types } from './eip712';
 import { recoverDigestSigner, sameAddress, signEip712Digest, type EvmSigner } from './evm-signature';
-import { checkNetwork, checksum, type X402Network } from './network';
+import { checkNetwork, checksum, type GatewayNetwork } from './network';
 import { addressSchema, issuePath, networkSchema, uintStringSchema, type Network } from './wire';
 
 /** The receipt's `type`. */
@@ -56,7 +56,7 @@ export interface BuildPaymentReceiptParams {
   invoiceId?: string;
   gatewayOrigin: string;
   resourceUrl: string;
-  network: X402Network;
+  network: Pick<GatewayNetwork, 'caip2' | 'chainId' | 'usdc'>;
   payTo: string;
   payer: string;
   amount: string;
@@ -121,7 +121,7 @@ export function buildPaymentReceipt(params: BuildPaymentReceiptParams): PaymentR
     resourceUrl: params.resourceUrl,
     network: network.caip2,
     chainId: network.chainId,
-    asset: network.asset,
+    asset: network.usdc.address,
     payTo: checksum(params.payTo, 'payTo'),
     payer: checksum(params.payer, 'payer'),
     amount: params.amount,

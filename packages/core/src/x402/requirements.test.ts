@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { base, baseSepolia, merchant } from '../../test/x402/fixtures';
-import { buildPaymentRequired, buildPaymentRequirements, findRequirementsMismatch, requirementsMatch, type X402Network } from './index';
+import type { GatewayNetwork } from './network';
+import { buildPaymentRequired, buildPaymentRequirements, findRequirementsMismatch, requirementsMatch } from './index';
 
 const params = { network: base, payTo: merchant.toLowerCase(), amount: '10000', maxTimeoutSeconds: 300 };
 
@@ -10,7 +11,7 @@ describe('buildPaymentRequirements', () => {
       scheme: 'exact',
       network: 'eip155:8453',
       amount: '10000',
-      asset: base.asset,
+      asset: base.usdc.address,
       payTo: merchant,
       maxTimeoutSeconds: 300,
       extra: { name: 'USD Coin', version: '2' },
@@ -20,7 +21,7 @@ describe('buildPaymentRequirements', () => {
 
   it('is deterministic to the byte, in the official key order, and frozen', () => {
     const first = buildPaymentRequirements(params);
-    const again = buildPaymentRequirements({ ...params, payTo: merchant.toUpperCase().replace('0X', '0x'), network: { ...base, asset: base.asset.toLowerCase() as `0x${string}` } });
+    const again = buildPaymentRequirements({ ...params, payTo: merchant.toUpperCase().replace('0X', '0x'), network: { ...base, usdc: { ...base.usdc, address: base.usdc.address.toLowerCase() as `0x${string}` } } });
     expect(JSON.stringify(again)).toBe(JSON.stringify(first));
     expect(Object.keys(first)).toEqual(['scheme', 'network', 'amount', 'asset', 'payTo', 'maxTimeoutSeconds', 'extra']);
     expect(Object.isFrozen(first) && Object.isFrozen(first.extra)).toBe(true);
@@ -36,12 +37,12 @@ describe('buildPaymentRequirements', () => {
   it('refuses a bad timeout, payTo or network description', () => {
     for (const maxTimeoutSeconds of [0, -1, 1.5, Number.NaN]) expect(() => buildPaymentRequirements({ ...params, maxTimeoutSeconds })).toThrow(RangeError);
     expect(() => buildPaymentRequirements({ ...params, payTo: '0x1234' })).toThrow(TypeError);
-    const broken: X402Network[] = [
+    const broken: GatewayNetwork[] = [
       { ...base, caip2: 'eip155:1' },
       { ...base, chainId: 0, caip2: 'eip155:0' },
-      { ...base, asset: 'usdc' as `0x${string}` },
-      { ...base, eip712: { name: '', version: '2' } },
-      { ...base, eip712: { name: 'USD Coin', version: '' } },
+      { ...base, usdc: { ...base.usdc, address: 'usdc' as `0x${string}` } },
+      { ...base, usdc: { ...base.usdc, name: '' } },
+      { ...base, usdc: { ...base.usdc, version: '' } },
     ];
     for (const network of broken) expect(() => buildPaymentRequirements({ ...params, network })).toThrow(TypeError);
   });
@@ -73,7 +74,7 @@ describe('findRequirementsMismatch / requirementsMatch', () => {
     const reordered = Object.fromEntries(Object.entries(echo()).reverse());
     reordered['extra'] = { version: '2', name: 'USD Coin' };
     reordered['payTo'] = merchant.toLowerCase();
-    reordered['asset'] = base.asset.toUpperCase().replace('0X', '0x');
+    reordered['asset'] = base.usdc.address.toUpperCase().replace('0X', '0x');
     expect(findRequirementsMismatch(reordered, expected)).toBeUndefined();
     expect(requirementsMatch(reordered, expected)).toBe(true);
   });

@@ -1,9 +1,9 @@
-import { checkNetwork, checksum, type X402Network } from './network';
+import { checkNetwork, checksum, type GatewayNetwork } from './network';
 import type { ExtensionEntry, PaymentRequired, PaymentRequirements, ResourceInfo } from './wire';
 
 /** Parameters of {@link buildPaymentRequirements}. */
 export interface BuildPaymentRequirementsParams {
-  network: X402Network;
+  network: Pick<GatewayNetwork, 'caip2' | 'chainId' | 'usdc'>;
   /** The merchant's receiving address (any case; emitted checksummed). */
   payTo: string;
   /** Atomic units as a positive decimal string without leading zeros. */
@@ -45,10 +45,10 @@ export function buildPaymentRequirements(params: BuildPaymentRequirementsParams)
     scheme: 'exact',
     network: network.caip2,
     amount: params.amount,
-    asset: network.asset,
+    asset: network.usdc.address,
     payTo: checksum(params.payTo, 'payTo'),
     maxTimeoutSeconds: params.maxTimeoutSeconds,
-    extra: Object.freeze({ name: network.eip712.name, version: network.eip712.version }),
+    extra: Object.freeze({ name: network.usdc.name, version: network.usdc.version }),
   });
 }
 

@@ -39,7 +39,7 @@ describe('createSignedOffer', () => {
       amount: '10000',
       network: 'eip155:8453',
       chainId: 8453,
-      asset: base.asset,
+      asset: base.usdc.address,
       expiry,
       nonce,
     });
@@ -112,7 +112,7 @@ describe('verifySignedOffer', () => {
       amount: '10001',
       network: 'eip155:84532',
       chainId: 84532,
-      asset: baseSepolia.asset,
+      asset: baseSepolia.usdc.address,
       expiry: expiry + 1,
       nonce: randomNonce(),
     };

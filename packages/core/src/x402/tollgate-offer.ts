@@ -5,7 +5,7 @@ import { randomBytes } from '../crypto/random';
 import { defineEip712Struct, eip712Digest, eip712DomainSeparator, eip712Types } from './eip712';
 import { PaymentVerificationError } from './errors';
 import { recoverDigestSigner, sameAddress, signEip712Digest, type EvmSigner } from './evm-signature';
-import { checkNetwork, type X402Network } from './network';
+import { checkNetwork, type GatewayNetwork } from './network';
 import { generatePaymentId } from './payment-identifier';
 import { addressSchema, issuePath, networkSchema, uintStringSchema, type Network, type PaymentRequirements } from './wire';
 
@@ -130,7 +130,7 @@ export interface CreateSignedOfferParams {
   /** The requirement the offer stands for (`buildPaymentRequirements`); gives payTo, amount, network, asset. */
   requirements: Readonly<PaymentRequirements>;
   /** Facts of the requirement's network (gives the chain id). */
-  network: X402Network;
+  network: Pick<GatewayNetwork, 'caip2' | 'chainId' | 'usdc'>;
   /** Unix seconds; see {@link alignedOfferExpiry} to make offers cacheable. */
   expiry: number;
   /** Default a fresh {@link generatePaymentId}. */

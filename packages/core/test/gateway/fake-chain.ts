@@ -25,8 +25,15 @@ export interface LogRange {
 /** The fake chain and what its client was asked. */
 export interface FakeChain {
   readonly client: SettlementChainClient;
-  /** The head block `eth_getBlockByNumber('latest')` and `eth_blockNumber` answer. */
+  /**
+   * The head block `eth_getBlockByNumber('latest')` and `eth_blockNumber` answer. Earlier blocks are
+   * `blockSeconds` apart: block n has the timestamp `head.timestamp - (head.number - n) * blockSeconds`.
+   */
   head: { number: bigint; timestamp: bigint };
+  /** Seconds between blocks (2 by default, as on Base). */
+  blockSeconds: bigint;
+  /** Every block number `eth_getBlockByNumber` was asked for (timestamp searches). */
+  readonly blockReads: bigint[];
   /**
    * The newest block the node answering `eth_call` knows (a lagging node behind a load balancer):
    * asked about a later block it fails ("header not found"), asked about `latest` it answers from this
@@ -57,6 +64,8 @@ export function createFakeChain(token: Address, head: { number: bigint; timestam
 
   const chain: FakeChain = {
     head,
+    blockSeconds: 2n,
+    blockReads: [],
     stateNodeHead: undefined,
     headReadFails: false,
     stateReads: [],
@@ -68,7 +77,12 @@ export function createFakeChain(token: Address, head: { number: bigint; timestam
       return executed;
     },
     client: {
-      getBlock: async () => ({ number: chain.head.number, timestamp: chain.head.timestamp }),
+      getBlock: async ({ blockNumber }: { blockNumber?: bigint } = {}) => {
+        if (blockNumber === undefined) return { number: chain.head.number, timestamp: chain.head.timestamp };
+        chain.blockReads.push(blockNumber);
+        if (blockNumber > chain.head.number) throw new Error('block not found');
+        return { number: blockNumber, timestamp: chain.head.timestamp - (chain.head.number - blockNumber) * chain.blockSeconds };
+      },
       getBlockNumber: async () => {
         if (chain.headReadFails) throw new Error('connection refused');
         return chain.head.number;
@@ -92,8 +106,10 @@ export function createFakeChain(token: Address, head: { number: bigint; timestam
       },
       getTransactionReceipt: async ({ hash }: { hash: Hash }) => {
         const executed = byHash.get(hash);
-        if (executed === undefined) throw new Error('unknown transaction');
+        if (executed === undefined || executed.block > chain.head.number) throw Object.assign(new Error(`Transaction receipt with hash "${hash}" could not be found.`), { name: 'TransactionReceiptNotFoundError' });
         return {
+          status: 'success',
+          blockNumber: executed.block,
           logs: [
             { address: token, logIndex: 0, data: '0x', topics: encodeEventTopics({ abi: [authorizationUsedEvent], eventName: 'AuthorizationUsed', args: { authorizer: executed.authorizer, nonce: executed.nonce } }) },
             {

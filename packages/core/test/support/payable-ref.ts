@@ -7,16 +7,15 @@ import {
   createNetworkRegistry,
   encodeX402Header,
   tokenEip712Domain,
-  toX402Network,
   transferWithAuthorizationTypes,
   type Clock,
-  type GatewayStore,
+  type GatewayStores,
   type PaymentPayload,
 } from '@tollgate/core';
 import { enrollMerchant, gatewayConformanceEpoch } from '@tollgate/core/testing';
 
-/** The `base` network as payments see it. */
-export const baseNetwork = toX402Network(createNetworkRegistry().require('base'));
+/** The `base` network of the registry, as payments see it. */
+export const baseNetwork = createNetworkRegistry().require('base');
 
 /** What {@link payableRef} created. */
 export interface PayableRef {
@@ -30,15 +29,16 @@ export interface PayableRef {
 /**
  * Enrolls a merchant, creates a fixed ref for it, and signs a payment valid at `clock`'s time.
  *
- * @param store - The gateway store.
+ * @param stores - The merchant store (enrolls the merchant) and the ref store (creates the ref).
  * @param clock - Gives the authorization's validity window.
  * @param origin - The gateway origin of the ref's resource URL.
+ * @param options - `validAfter` (unix seconds) other than 10 minutes before the clock, as x402 clients set it.
  */
-export async function payableRef(store: GatewayStore, clock: Clock, origin = 'https://pay.example.com'): Promise<PayableRef> {
-  const merchant = await enrollMerchant(store, privateKeyToAccount(generatePrivateKey()).address);
+export async function payableRef(stores: Pick<GatewayStores, 'merchants' | 'refs'>, clock: Clock, origin = 'https://pay.example.com', options: { validAfter?: bigint } = {}): Promise<PayableRef> {
+  const merchant = await enrollMerchant(stores.merchants, privateKeyToAccount(generatePrivateKey()).address);
   const refId = toHex(crypto.getRandomValues(new Uint8Array(16))).slice(2);
   const resource = `${origin}/receive/${merchant.payTo}?ref=${refId}`;
-  await store.createRef({
+  await stores.refs.createRef({
     id: refId,
     merchantId: merchant.merchantId,
     payTo: merchant.payTo,
@@ -54,7 +54,7 @@ export async function payableRef(store: GatewayStore, clock: Clock, origin = 'ht
   });
   const payer = privateKeyToAccount(generatePrivateKey());
   const now = BigInt(Math.floor(clock.now() / 1000));
-  const authorization = { from: payer.address, to: merchant.payTo as Address, value: 10_000n, validAfter: now - 600n, validBefore: now + 300n, nonce: toHex(crypto.getRandomValues(new Uint8Array(32))) };
+  const authorization = { from: payer.address, to: merchant.payTo as Address, value: 10_000n, validAfter: options.validAfter ?? now - 600n, validBefore: now + 300n, nonce: toHex(crypto.getRandomValues(new Uint8Array(32))) };
   const signature = await payer.signTypedData({ domain: tokenEip712Domain(baseNetwork), types: transferWithAuthorizationTypes, primaryType: 'TransferWithAuthorization', message: authorization });
   const payload: PaymentPayload = {
     x402Version: 2,

@@ -2,20 +2,20 @@
 // code under test never produced what it is checked against.
 import { toHex, type Address, type Hex, type LocalAccount } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { transferWithAuthorizationTypes, type PaymentPayload, type PaymentRequirements, type X402Network } from '@tollgate/core';
+import { transferWithAuthorizationTypes, type PaymentPayload, type PaymentRequirements, type GatewayNetwork } from '@tollgate/core';
 
-export const base: X402Network = {
+export const base: GatewayNetwork = {
+  name: 'base',
   caip2: 'eip155:8453',
   chainId: 8453,
-  asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
-  eip712: { name: 'USD Coin', version: '2' },
+  usdc: { address: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', name: 'USD Coin', version: '2', decimals: 6 },
 };
 
-export const baseSepolia: X402Network = {
+export const baseSepolia: GatewayNetwork = {
+  name: 'base-sepolia',
   caip2: 'eip155:84532',
   chainId: 84532,
-  asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
-  eip712: { name: 'USDC', version: '2' },
+  usdc: { address: '0x036CbD53842c5426634e7929541eC2318f3dCF7e', name: 'USDC', version: '2', decimals: 6 },
 };
 
 export const merchant: Address = '0x209693Bc6afc0C5328bA36FaF03C514EF312287C';
@@ -35,7 +35,7 @@ export function randomNonce(): Hex {
 export const authorizationTypes = transferWithAuthorizationTypes;
 
 export interface SignedPaymentOptions {
-  network: X402Network;
+  network: GatewayNetwork;
   accepted: Readonly<PaymentRequirements>;
   payer: LocalAccount;
   /** Fields signed instead of the ones derived from `accepted`. */
@@ -57,7 +57,7 @@ export async function signedPayment(options: SignedPaymentOptions): Promise<Paym
     ...options.authorization,
   };
   const signature = await payer.signTypedData({
-    domain: { name: network.eip712.name, version: network.eip712.version, chainId: network.chainId, verifyingContract: network.asset, ...options.domain },
+    domain: { name: network.usdc.name, version: network.usdc.version, chainId: network.chainId, verifyingContract: network.usdc.address, ...options.domain },
     types: authorizationTypes,
     primaryType: 'TransferWithAuthorization',
     message: {

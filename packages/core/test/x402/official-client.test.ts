@@ -112,7 +112,7 @@ describe('an official @x402/evm client paying our requirements', () => {
     const payload = decodePaymentSignatureHeader(await officialPayment(encodeX402Header(required)));
     const echoed = extractEchoedOffer(payload);
     expect(echoed).toEqual(offer);
-    const expected = { gatewayOrigin, resourceUrl, payTo: merchant, amount: '10000', network: base.caip2, chainId: base.chainId, asset: base.asset };
+    const expected = { gatewayOrigin, resourceUrl, payTo: merchant, amount: '10000', network: base.caip2, chainId: base.chainId, asset: base.usdc.address };
     expect(verifySignedOffer(echoed, { expectedSigner: gatewayKey.address, now: now(), expected })).toMatchObject({ ...expected, expiry });
   });
 

@@ -55,7 +55,7 @@ export const defaultNotificationConfig: Readonly<NotificationConfig> = Object.fr
  * ```ts
  * import { notificationConfigFromEnv, startNotificationWorker } from '@tollgate/gateway-server';
  * const notify = notificationConfigFromEnv(process.env);
- * const worker = notify.enabled ? startNotificationWorker({ sql, store, keys, clock, logger, ...notify }) : undefined;
+ * const worker = notify.enabled ? startNotificationWorker({ sql, stores, keys, clock, logger, ...notify }) : undefined;
  * ```
  */
 export function notificationConfigFromEnv(env: EnvRecord): NotificationConfig {

@@ -6,7 +6,7 @@ import {
   type BackoffOptions,
   type Clock,
   type GatewayKeys,
-  type GatewayStore,
+  type MerchantStore,
   type Job,
   type NotificationDeliveryOutcome,
   type NotificationJob,
@@ -27,8 +27,8 @@ export interface NotificationLogger {
 export interface NotificationWorkerOptions {
   /** The gateway database (core migrations applied): the job queue lives there. */
   sql: SqlClient;
-  /** Reads merchants (webhook URL, live notify keys) at delivery time. */
-  store: Pick<GatewayStore, 'getMerchant'>;
+  /** `merchants` reads merchants (webhook URL, live notify keys) at delivery time. */
+  stores: { readonly merchants: Pick<MerchantStore, 'getMerchant'> };
   /** The gateway's subkeys; notify keys are derived from `notifyRoot`. */
   keys: Pick<GatewayKeys, 'notifyRoot'>;
   /** Signature timestamps and the queue's schedule. */
@@ -116,12 +116,13 @@ function reportRetry(logger: NotificationLogger, job: Job<NotificationJob>, fiel
  * is longer than the attempt deadline, so a job runs twice only if an instance dies mid-attempt, and
  * the receiver deduplicates on the notification id anyway.
  *
- * @param options - Database, store, keys, clock, logger, transport and tuning.
+ * @param options - Database, merchant store, keys, clock, logger, transport and tuning.
  * @returns The worker; `stop()` it on shutdown.
  * @example
  * ```ts
+ * import { createSqlGatewayStores, systemClock } from '@tollgate/core';
  * import { notificationConfigFromEnv, startNotificationWorker } from '@tollgate/gateway-server';
- * const worker = startNotificationWorker({ sql: database.sql, store, keys, clock: systemClock, logger, ...notificationConfigFromEnv(process.env) });
+ * const worker = startNotificationWorker({ sql: database.sql, stores: createSqlGatewayStores(database.sql), keys, clock: systemClock, logger, ...notificationConfigFromEnv(process.env) });
  * await worker.stop();
  * ```
  */
@@ -130,7 +131,7 @@ export function startNotificationWorker(options: NotificationWorkerOptions): Not
   const loopback = options.insecureAllowLoopbackForTests === true ? { insecureAllowLoopbackForTests: true } : {};
   const transport =
     options.transport ?? createNodeNotificationTransport({ connectTimeoutMs: options.connectTimeoutMs ?? defaultNotificationConfig.connectTimeoutMs, ...loopback });
-  const deliverer = createNotificationDeliverer({ store: options.store, keys: options.keys, clock: options.clock, transport, timeoutMs, ...loopback });
+  const deliverer = createNotificationDeliverer({ stores: options.stores, keys: options.keys, clock: options.clock, transport, timeoutMs, ...loopback });
   const jobs = createSqlJobQueue(options.sql, {
     clock: options.clock,
     backoff: options.backoff ?? defaultNotificationConfig.backoff,

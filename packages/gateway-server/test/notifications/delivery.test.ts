@@ -11,7 +11,7 @@ import {
   createMerchantAccountService,
   createNetworkRegistry,
   createRegistrationService,
-  createSqlGatewayStore,
+  createSqlGatewayStores,
   createSqlJobQueue,
   createViemWalletSignatureVerifier,
   deriveGatewayKeys,
@@ -24,7 +24,7 @@ import {
   signReceipt,
   unixSeconds,
   verifyNotification,
-  type GatewayStore,
+  type GatewayStores,
   type Job,
   type NotificationJob,
 } from '@tollgate/core';
@@ -41,7 +41,7 @@ const gatewaySigner = privateKeyToAccount(generatePrivateKey());
 const jitter = () => 0.5;
 
 interface Fixture extends TestDatabase {
-  store: GatewayStore;
+  stores: GatewayStores;
 }
 
 /** The merchant as registration returns it, plus its payTo. */
@@ -60,7 +60,7 @@ for (const engine of await testDatabaseEngines()) {
       name: engine.name,
       open: async (): Promise<Fixture> => {
         const database = await openTestDatabase({ engine, migrations: [coreMigrations, gatewayMigrations] });
-        return { ...database, store: createSqlGatewayStore(database.sql) };
+        return { ...database, stores: createSqlGatewayStores(database.sql) };
       },
     },
     (fixture) => {
@@ -78,8 +78,8 @@ for (const engine of await testDatabaseEngines()) {
 
       function worker(overrides: Partial<NotificationWorkerOptions> = {}): NotificationWorker {
         const logger = pino({ level: 'info' }, { write: (line: string) => void logLines.push(line) });
-        const { sql, store } = fixture();
-        const running = startNotificationWorker({ sql, store, keys, clock, logger, pollIntervalMs: 5, concurrency: 2, timeoutMs: 5_000, random: jitter, insecureAllowLoopbackForTests: true, ...overrides });
+        const { sql, stores } = fixture();
+        const running = startNotificationWorker({ sql, stores, keys, clock, logger, pollIntervalMs: 5, concurrency: 2, timeoutMs: 5_000, random: jitter, insecureAllowLoopbackForTests: true, ...overrides });
         cleanups.unshift(() => running.stop());
         return running;
       }
@@ -91,7 +91,7 @@ for (const engine of await testDatabaseEngines()) {
       }
 
       async function registerMerchant(): Promise<Merchant> {
-        const deps = { store: fixture().store, keys, networks, publicUrl: 'https://pay.example.com', clock };
+        const deps = { stores: fixture().stores, keys, networks, publicUrl: 'https://pay.example.com', clock };
         const registration = createRegistrationService({ ...deps, signatureVerifier: createViemWalletSignatureVerifier() });
         const account = privateKeyToAccount(generatePrivateKey());
         const challenge = await registration.createChallenge({ payTo: account.address, network: 'base', action: 'merchant.register' });
@@ -108,7 +108,7 @@ for (const engine of await testDatabaseEngines()) {
           paymentId,
           gatewayOrigin: 'https://pay.example.com',
           resourceUrl: `https://pay.example.com/receive/${merchant.payTo}?ref=ref_1`,
-          network: { caip2: 'eip155:8453', chainId: 8453, asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', eip712: { name: 'USD Coin', version: '2' } },
+          network: { caip2: 'eip155:8453', chainId: 8453, usdc: { address: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', name: 'USD Coin', version: '2', decimals: 6 } },
           payTo: merchant.payTo,
           payer: privateKeyToAccount(generatePrivateKey()).address,
           amount: '10000',
@@ -198,13 +198,13 @@ for (const engine of await testDatabaseEngines()) {
       });
 
       it('falls back to the merchant webhook URL when the ref has no notify URL', async () => {
-        const { store } = fixture();
+        const { stores } = fixture();
         const target = await receiver();
         const payTo = privateKeyToAccount(generatePrivateKey()).address;
         const challenge = challengeFor(payTo, { issuedAt: new Date(clock.now()), expiresAt: new Date(clock.now() + 300_000) });
-        await store.insertChallenge(challenge);
+        await stores.merchants.insertChallenge(challenge);
         const enrollment = enrollRequest(challenge, { webhookUrl: target.url, now: new Date(clock.now()) });
-        const outcome = await store.register(enrollment);
+        const outcome = await stores.merchants.register(enrollment);
         if (outcome.kind !== 'created') throw new Error(outcome.kind);
         const job = await enqueue({ merchantId: outcome.merchantId, payTo }, null);
         worker();
@@ -224,7 +224,7 @@ for (const engine of await testDatabaseEngines()) {
 
       it('signs with the current and the previous notify key while both are live, and each verifies', async () => {
         const merchant = await registerMerchant();
-        const accounts = createMerchantAccountService({ store: fixture().store, keys, networks, publicUrl: 'https://pay.example.com', clock });
+        const accounts = createMerchantAccountService({ stores: fixture().stores, keys, networks, publicUrl: 'https://pay.example.com', clock });
         const caller = await accounts.authenticate(merchant.apiKey);
         const rotated = await accounts.rotateKey(caller, 'notify');
         if (rotated.credential !== 'notify') throw new Error('expected a notify key');

@@ -15,7 +15,6 @@ import {
   ManualClock,
   notificationQueue,
   receiptHash,
-  toX402Network,
   utf8Encode,
   verifySignedReceipt,
   type NotificationJob,
@@ -119,6 +118,8 @@ describe('paying refs end to end with the official x402 client', () => {
       amount: '10000',
       authorizationNonce: expect.stringMatching(/^0x[0-9a-f]{64}$/),
       txHash: body.transaction,
+      // The gateway read the transfer's block when it checked the settlement on chain.
+      blockNumber: expect.stringMatching(/^[1-9][0-9]*$/),
       issuedAt: Math.floor(gateway.clock.now() / 1000),
     });
     expect(verifySignedReceipt(signedReceipt, receipt, receiptSigner)).toMatchObject({ valid: true, receiptHash: receiptHash(receipt) });
@@ -251,7 +252,7 @@ describe('refusals', () => {
       return pay(ref.path, encodePayment(payload));
     };
     const forged = await createSignedOffer(
-      { gatewayOrigin: offered.info.payload.gatewayOrigin, resourceUrl: ref.resource, requirements: required.accepts[0]!, network: toX402Network(localNetwork()), expiry: offered.info.payload.expiry },
+      { gatewayOrigin: offered.info.payload.gatewayOrigin, resourceUrl: ref.resource, requirements: required.accepts[0]!, network: localNetwork(), expiry: offered.info.payload.expiry },
       privateKeyToAccount(generatePrivateKey()),
     );
     expect(expectError(await attempt(forged), 402, 'payment_verification_failed')).toMatchObject({ field: 'offer.signature', reason: 'wrong_signer' });

@@ -15,9 +15,9 @@ import {
   settlementOutcome,
   verifyExactPayment,
   type Facilitator,
+  type GatewayNetwork,
   type PaymentPayload,
   type PaymentRequirements,
-  type X402Network,
 } from '@tollgate/core';
 import {
   createLocalFacilitator,
@@ -40,7 +40,7 @@ let setup: DevChainSetup;
 let local: LocalFacilitator;
 let server: FacilitatorServer;
 let chain: FacilitatorStack['chain'];
-let network: X402Network;
+let network: GatewayNetwork;
 let facilitator: Facilitator;
 const payer = privateKeyToAccount(devAccountKeys.payer);
 const now = () => Math.floor(Date.now() / 1000);
@@ -48,7 +48,12 @@ const now = () => Math.floor(Date.now() / 1000);
 beforeAll(async () => {
   stack = await startFacilitatorStack();
   ({ anvil, setup, local, server, chain } = stack);
-  network = { caip2: setup.network, chainId: setup.chainId, asset: setup.usdc.address, eip712: { name: setup.usdc.domain.name, version: setup.usdc.domain.version } };
+  network = {
+    name: 'local',
+    caip2: setup.network,
+    chainId: setup.chainId,
+    usdc: { address: setup.usdc.address, name: setup.usdc.domain.name, version: setup.usdc.domain.version, decimals: setup.usdc.decimals },
+  };
   facilitator = createHttpFacilitator({ url: server.url, timeoutMs: { verify: 10_000, settle: 20_000 } });
 });
 
@@ -94,7 +99,9 @@ describe('createHttpFacilitator against the self-hosted x402 facilitator', () =>
     expect(parseEventLogs({ abi: testUsdcArtifact.abi, logs: receipt.logs, eventName: 'Transfer' })[0]?.args).toEqual({ from: payer.address, to: MERCHANT, value: 10_000n });
 
     expect(await facilitator.verify(payload, accepted)).toMatchObject({ isValid: false, invalidReason: 'invalid_exact_evm_nonce_already_used' });
-    expect(settlementOutcome(await facilitator.settle(payload, accepted))).toMatchObject({ status: 'failed', errorReason: 'invalid_exact_evm_nonce_already_used', transaction: '' });
+    // A replayed settle answers "nonce already used" without a hash: after a settle call that is the chain's to
+    // decide (this very payment executed), never a final failure.
+    expect(settlementOutcome(await facilitator.settle(payload, accepted))).toMatchObject({ status: 'pending', errorReason: 'invalid_exact_evm_nonce_already_used', transaction: '' });
   });
 
   it('returns the facilitator’s refusals as verdicts: a forged amount, and a 400 for an unsupported network', async () => {

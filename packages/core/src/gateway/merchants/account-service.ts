@@ -1,7 +1,9 @@
 import { getAddress, isAddress } from 'viem';
 import { randomBytes } from '../../crypto/random';
 import { GatewayError } from '../../errors/gateway';
+import type { GatewayEvents } from '../gateway-events';
 import { epochSeconds, type GatewayServiceDeps } from '../service-deps';
+import type { GatewayStores } from '../store/gateway-stores';
 import type { CredentialKind, CredentialRecord } from '../store/records';
 import { apiKeyPattern, deriveNotifyHmacKey, generateApiKey, hashApiKey, newCredentialId } from './credentials';
 
@@ -58,6 +60,14 @@ export interface RetiredPayTo {
   readonly retiredAt: number;
 }
 
+/** Dependencies of {@link createMerchantAccountService}. */
+export interface MerchantAccountServiceDeps extends GatewayServiceDeps {
+  /** API keys, merchants, credentials and payTos. */
+  readonly stores: Pick<GatewayStores, 'merchants'>;
+  /** Told `payto_retired` after each successful retirement (`createGateway` passes its channel). */
+  readonly events?: Pick<GatewayEvents, 'emit'>;
+}
+
 /** Authentication, profile, key rotation and payTo retirement of registered merchants. */
 export interface MerchantAccountService {
   /**
@@ -76,7 +86,8 @@ export interface MerchantAccountService {
   /** Revokes the previous credential of that kind; idempotent (nothing to revoke is not an error). */
   revokeKey(caller: AuthenticatedMerchant, credential: CredentialKind): Promise<RevokedCredential>;
   /**
-   * Retires one of the caller's payTos for future refs and payments; idempotent.
+   * Retires one of the caller's payTos for future refs and payments; idempotent. Emits `payto_retired`
+   * once the store has retired it.
    *
    * @throws GatewayError `invalid_request` for a malformed address, `not_found` when the caller does not own it.
    */
@@ -96,29 +107,30 @@ function keysOf(credentials: readonly CredentialRecord[], kind: CredentialKind):
 /**
  * The account half of the merchant API, behind bearer authentication.
  *
- * @param deps - Store, keys, clock and randomness.
+ * @param deps - Merchant store, keys, clock, randomness and the event channel.
  * @returns The service.
  * @example
  * ```ts
- * import { createMerchantAccountService } from '@tollgate/core';
- * const accounts = createMerchantAccountService({ store, keys, networks, publicUrl, clock });
+ * import { createMerchantAccountService, createGatewayEvents } from '@tollgate/core';
+ * const accounts = createMerchantAccountService({ stores: { merchants }, events: createGatewayEvents(), keys, networks, publicUrl, clock });
  * const caller = await accounts.authenticate(apiKey);
  * const profile = await accounts.profile(caller);
  * ```
  */
-export function createMerchantAccountService(deps: GatewayServiceDeps): MerchantAccountService {
+export function createMerchantAccountService(deps: MerchantAccountServiceDeps): MerchantAccountService {
   const random = deps.random ?? randomBytes;
+  const { merchants } = deps.stores;
   return {
     async authenticate(apiKey) {
       // Malformed keys never reach the database (and cannot be used to probe it).
       if (!apiKeyPattern.test(apiKey)) throw unauthorized('The API key is malformed.');
-      const match = await deps.store.findApiKey(hashApiKey(deps.keys.apiKeyHash, apiKey));
+      const match = await merchants.findApiKey(hashApiKey(deps.keys.apiKeyHash, apiKey));
       if (match === undefined) throw unauthorized('The API key is unknown or revoked.');
       return { merchantId: match.merchantId, credentialId: match.credentialId, credentialStatus: match.status };
     },
 
     async profile(caller) {
-      const merchant = await deps.store.getMerchant(caller.merchantId);
+      const merchant = await merchants.getMerchant(caller.merchantId);
       if (merchant === undefined) throw unauthorized('The merchant of this API key no longer exists.');
       return {
         merchantId: merchant.id,
@@ -142,7 +154,7 @@ export function createMerchantAccountService(deps: GatewayServiceDeps): Merchant
       const now = new Date(deps.clock.now());
       const keyId = newCredentialId(random);
       const apiKey = credential === 'api' ? generateApiKey(random) : undefined;
-      const outcome = await deps.store.rotateCredential({
+      const outcome = await merchants.rotateCredential({
         merchantId: caller.merchantId,
         kind: credential,
         credential: apiKey === undefined ? { id: keyId } : { id: keyId, secretHash: hashApiKey(deps.keys.apiKeyHash, apiKey) },
@@ -164,7 +176,7 @@ export function createMerchantAccountService(deps: GatewayServiceDeps): Merchant
     },
 
     async revokeKey(caller, credential) {
-      const { revokedId } = await deps.store.revokePreviousCredential({ merchantId: caller.merchantId, kind: credential, now: new Date(deps.clock.now()) });
+      const { revokedId } = await merchants.revokePreviousCredential({ merchantId: caller.merchantId, kind: credential, now: new Date(deps.clock.now()) });
       return { credential, revokedKeyId: revokedId };
     },
 
@@ -173,10 +185,11 @@ export function createMerchantAccountService(deps: GatewayServiceDeps): Merchant
         throw new GatewayError('invalid_request', 'payTo is not an EVM address.', { details: { field: 'payTo' } });
       }
       const address = getAddress(payTo);
-      const retired = await deps.store.retirePayTo({ merchantId: caller.merchantId, address, now: new Date(deps.clock.now()) });
+      const retired = await merchants.retirePayTo({ merchantId: caller.merchantId, address, now: new Date(deps.clock.now()) });
       if (retired === undefined || retired.retiredAt === null) {
         throw new GatewayError('not_found', 'No payTo with this address is registered to this merchant.', { details: { payTo: address } });
       }
+      deps.events?.emit({ type: 'payto_retired', address: retired.address });
       return { payTo: retired.address, status: 'retired', retiredAt: epochSeconds(retired.retiredAt) };
     },
   };

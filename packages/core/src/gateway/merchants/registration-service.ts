@@ -2,7 +2,8 @@ import { randomBytes, randomId } from '../../crypto/random';
 import { GatewayError } from '../../errors/gateway';
 import type { GatewayNetwork } from '../networks';
 import { resolvePublicUrl, type GatewayServiceDeps } from '../service-deps';
-import type { RegistrationOutcome } from '../store/gateway-store';
+import type { GatewayStores } from '../store/gateway-stores';
+import type { RegistrationOutcome } from '../store/merchant-store';
 import type { ChallengeRecord } from '../store/records';
 import type { AuthenticatedMerchant } from './account-service';
 import {
@@ -19,6 +20,8 @@ import type { WalletSignatureVerifier } from './signature-verifier';
 
 /** Dependencies of {@link createRegistrationService}. */
 export interface RegistrationServiceDeps extends GatewayServiceDeps {
+  /** Challenges, registrations and payTos. */
+  readonly stores: Pick<GatewayStores, 'merchants'>;
   readonly signatureVerifier: WalletSignatureVerifier;
 }
 
@@ -111,17 +114,18 @@ function refusalOf(outcome: Exclude<RegistrationOutcome, { kind: 'created' | 're
  * The registration half of the merchant API: challenges (5-minute lifetime, single use) and
  * registration by signature (EIP-191; ERC-1271 through the verifier when the network has an RPC).
  *
- * @param deps - Store, keys, networks, public URL, clock, randomness and the signature verifier.
+ * @param deps - Merchant store, keys, networks, public URL, clock, randomness and the signature verifier.
  * @returns The service.
  * @example
  * ```ts
  * import { createRegistrationService } from '@tollgate/core';
- * const registration = createRegistrationService({ store, keys, networks, publicUrl, clock, signatureVerifier });
+ * const registration = createRegistrationService({ stores: { merchants }, keys, networks, publicUrl, clock, signatureVerifier });
  * const { signingMessage, challengeId } = await registration.createChallenge({ payTo, network: 'base', action: 'merchant.register' });
  * ```
  */
 export function createRegistrationService(deps: RegistrationServiceDeps): RegistrationService {
   const random = deps.random ?? randomBytes;
+  const { merchants } = deps.stores;
   return {
     async createChallenge(input) {
       const network = deps.networks.require(input.network);
@@ -139,14 +143,14 @@ export function createRegistrationService(deps: RegistrationServiceDeps): Regist
         expiresAt: new Date(issuedAt.getTime() + challengeLifetimeSeconds * 1000),
         consumedAt: null,
       };
-      await deps.store.insertChallenge(challenge);
+      await merchants.insertChallenge(challenge);
       const message = messageOf(challenge, network);
       return { challengeId: challenge.id, message, signingMessage: renderSigningMessage(message) };
     },
 
     async register(input, caller) {
       const network = deps.networks.require(input.network);
-      const challenge = await deps.store.getChallenge(input.challengeId);
+      const challenge = await merchants.getChallenge(input.challengeId);
       if (challenge === undefined) throw challengeRefused('challenge_unknown', 'No such challenge.');
       const now = new Date(deps.clock.now());
       assertBinds(challenge, input, resolvePublicUrl(deps), now);
@@ -162,7 +166,7 @@ export function createRegistrationService(deps: RegistrationServiceDeps): Regist
       }
       const base = { challengeId: challenge.id, now, payTo: challenge.payTo, network: network.name, proof };
       if (caller !== undefined) {
-        const outcome = await deps.store.register({ ...base, mode: { kind: 'attach', merchantId: caller.merchantId } });
+        const outcome = await merchants.register({ ...base, mode: { kind: 'attach', merchantId: caller.merchantId } });
         if (outcome.kind === 'attached' || outcome.kind === 'already_attached') {
           return { kind: 'attached', merchantId: outcome.merchantId, payTo: challenge.payTo, network: network.name };
         }
@@ -172,7 +176,7 @@ export function createRegistrationService(deps: RegistrationServiceDeps): Regist
       const apiKey = generateApiKey(random);
       const apiKeyId = newCredentialId(random);
       const notifyHmacKeyId = newCredentialId(random);
-      const outcome = await deps.store.register({
+      const outcome = await merchants.register({
         ...base,
         mode: {
           kind: 'enroll',

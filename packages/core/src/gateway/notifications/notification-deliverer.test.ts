@@ -7,7 +7,7 @@ import {
   buildPaymentSettledNotification,
   coreMigrations,
   createNotificationDeliverer,
-  createSqlGatewayStore,
+  createSqlGatewayStores,
   deriveGatewayKeys,
   deriveNotifyHmacKey,
   gatewayMigrations,
@@ -15,7 +15,8 @@ import {
   signReceipt,
   unixSeconds,
   verifyNotification,
-  type GatewayStore,
+  type GatewayStores,
+  type MerchantStore,
   type NotificationJob,
   type NotificationRequest,
   type NotificationTransport,
@@ -33,7 +34,7 @@ async function settledNotification(id: string, payTo: string): Promise<PaymentSe
     paymentId: 'pay_0123456789abcdef',
     gatewayOrigin: 'https://pay.example.com',
     resourceUrl: `https://pay.example.com/receive/${payTo}?ref=ref_1`,
-    network: { caip2: 'eip155:8453', chainId: 8453, asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', eip712: { name: 'USD Coin', version: '2' } },
+    network: { caip2: 'eip155:8453', chainId: 8453, usdc: { address: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', name: 'USD Coin', version: '2', decimals: 6 } },
     payTo,
     payer: privateKeyToAccount(generatePrivateKey()).address,
     amount: '10000',
@@ -61,7 +62,7 @@ function scriptedTransport(...answers: Answer[]) {
 }
 
 interface Fixture extends TestDatabase {
-  store: GatewayStore;
+  stores: GatewayStores;
 }
 
 for (const engine of await testDatabaseEngines()) {
@@ -71,14 +72,14 @@ for (const engine of await testDatabaseEngines()) {
       name: engine.name,
       open: async (): Promise<Fixture> => {
         const database = await openTestDatabase({ engine, migrations: [coreMigrations, gatewayMigrations] });
-        return { ...database, store: createSqlGatewayStore(database.sql) };
+        return { ...database, stores: createSqlGatewayStores(database.sql) };
       },
     },
     (fixture) => {
       const clock = new ManualClock(Date.UTC(2026, 2, 1, 12, 0, 0));
 
       async function jobFor(url: string | null, overrides: Partial<NotificationJob> = {}) {
-        const merchant = await enrollMerchant(fixture().store);
+        const merchant = await enrollMerchant(fixture().stores.merchants);
         const job: NotificationJob = { merchantId: merchant.merchantId, refId: 'ref_1', url, notification: await settledNotification('ntf_1', merchant.payTo), ...overrides };
         return { merchant, job, notifyKey: deriveNotifyHmacKey(keys.notifyRoot, merchant.merchantId, merchant.notifyKeyId) };
       }
@@ -86,7 +87,7 @@ for (const engine of await testDatabaseEngines()) {
       it('signs the exact body with the merchant notify key and reports the delivery', async () => {
         const { job, merchant, notifyKey } = await jobFor('https://hooks.example.com/tollgate?token=s3cret');
         const { transport, calls } = scriptedTransport(204);
-        const deliverer = createNotificationDeliverer({ store: fixture().store, keys, clock, transport, timeoutMs: 4_321 });
+        const deliverer = createNotificationDeliverer({ stores: fixture().stores, keys, clock, transport, timeoutMs: 4_321 });
         const signal = new AbortController().signal;
         expect(await deliverer.deliver(job, { signal })).toEqual({ kind: 'delivered', host: 'hooks.example.com', status: 204, keyIds: [merchant.notifyKeyId] });
         expect(calls).toHaveLength(1);
@@ -101,17 +102,17 @@ for (const engine of await testDatabaseEngines()) {
       });
 
       it('falls back to the webhook URL the merchant has at delivery time, signed with both keys during a rotation', async () => {
-        const { store } = fixture();
-        const merchant = await enrollMerchant(store);
+        const { stores } = fixture();
+        const merchant = await enrollMerchant(stores.merchants);
         const job: NotificationJob = { merchantId: merchant.merchantId, refId: 'ref_1', url: null, notification: await settledNotification('ntf_2', merchant.payTo) };
         // Credential recovery after the job was enqueued: new webhook, the old notify key becomes previous.
         const challenge = challengeFor(merchant.payTo);
-        await store.insertChallenge(challenge);
+        await stores.merchants.insertChallenge(challenge);
         const recovery = enrollRequest(challenge, { webhookUrl: 'https://new-hooks.example.com/tollgate' });
-        expect((await store.register(recovery)).kind).toBe('recovered');
+        expect((await stores.merchants.register(recovery)).kind).toBe('recovered');
 
         const { transport, calls } = scriptedTransport(200);
-        const outcome = await createNotificationDeliverer({ store, keys, clock, transport }).deliver(job);
+        const outcome = await createNotificationDeliverer({ stores, keys, clock, transport }).deliver(job);
         expect(outcome).toEqual({ kind: 'delivered', host: 'new-hooks.example.com', status: 200, keyIds: [recovery.notifyKeyId, merchant.notifyKeyId] });
         const { request } = calls[0] as (typeof calls)[number];
         for (const keyId of [recovery.notifyKeyId, merchant.notifyKeyId]) {
@@ -123,7 +124,7 @@ for (const engine of await testDatabaseEngines()) {
       it('completes without sending when there is no URL at all', async () => {
         const { job } = await jobFor(null);
         const { transport, calls } = scriptedTransport(200);
-        expect(await createNotificationDeliverer({ store: fixture().store, keys, clock, transport }).deliver(job)).toEqual({ kind: 'skipped', reason: 'no_url' });
+        expect(await createNotificationDeliverer({ stores: fixture().stores, keys, clock, transport }).deliver(job)).toEqual({ kind: 'skipped', reason: 'no_url' });
         expect(calls).toEqual([]);
       });
 
@@ -132,7 +133,7 @@ for (const engine of await testDatabaseEngines()) {
         async (url) => {
           const { job } = await jobFor(url);
           const { transport, calls } = scriptedTransport(200);
-          const outcome = await createNotificationDeliverer({ store: fixture().store, keys, clock, transport }).deliver(job);
+          const outcome = await createNotificationDeliverer({ stores: fixture().stores, keys, clock, transport }).deliver(job);
           expect(outcome).toMatchObject({ kind: 'abandoned', reason: 'unsafe_url' });
           expect(calls).toEqual([]);
         },
@@ -141,8 +142,8 @@ for (const engine of await testDatabaseEngines()) {
       it('accepts loopback http receivers only under the test policy', async () => {
         const { job } = await jobFor('http://127.0.0.1:8080/hook');
         const { transport, calls } = scriptedTransport(200);
-        expect(await createNotificationDeliverer({ store: fixture().store, keys, clock, transport }).deliver(job)).toMatchObject({ kind: 'abandoned', reason: 'unsafe_url' });
-        const testing = createNotificationDeliverer({ store: fixture().store, keys, clock, transport, insecureAllowLoopbackForTests: true });
+        expect(await createNotificationDeliverer({ stores: fixture().stores, keys, clock, transport }).deliver(job)).toMatchObject({ kind: 'abandoned', reason: 'unsafe_url' });
+        const testing = createNotificationDeliverer({ stores: fixture().stores, keys, clock, transport, insecureAllowLoopbackForTests: true });
         expect(await testing.deliver(job)).toMatchObject({ kind: 'delivered', host: '127.0.0.1' });
         expect(calls).toHaveLength(1);
       });
@@ -162,7 +163,7 @@ for (const engine of await testDatabaseEngines()) {
         [410, 'abandoned'],
       ])('classifies HTTP %i as %s', async (status, kind) => {
         const { job } = await jobFor('https://hooks.example.com/hook');
-        const outcome = await createNotificationDeliverer({ store: fixture().store, keys, clock, transport: scriptedTransport(status).transport }).deliver(job);
+        const outcome = await createNotificationDeliverer({ stores: fixture().stores, keys, clock, transport: scriptedTransport(status).transport }).deliver(job);
         expect(outcome).toMatchObject({ kind, ...(kind === 'delivered' ? {} : { status, reason: kind === 'retry' ? 'http_status' : 'gone' }) });
         if (status >= 300 && status < 400) expect(outcome).toMatchObject({ message: expect.stringContaining('redirects are not followed') });
       });
@@ -178,20 +179,20 @@ for (const engine of await testDatabaseEngines()) {
       ] as const)('classifies the transport failure %s as %s', async (reason: NotificationTransportFailure, kind) => {
         const { job } = await jobFor('https://hooks.example.com/hook');
         const failure = new NotificationTransportError(reason, `hooks.example.com: ${reason}`);
-        const outcome = await createNotificationDeliverer({ store: fixture().store, keys, clock, transport: scriptedTransport(failure).transport }).deliver(job);
+        const outcome = await createNotificationDeliverer({ stores: fixture().stores, keys, clock, transport: scriptedTransport(failure).transport }).deliver(job);
         expect(outcome).toEqual({ kind, reason, host: 'hooks.example.com', message: failure.message });
       });
 
       it('treats an unexpected transport error as retryable and names only the host', async () => {
         const { job } = await jobFor('https://hooks.example.com/hook?token=s3cret');
-        const outcome = await createNotificationDeliverer({ store: fixture().store, keys, clock, transport: scriptedTransport(new TypeError('boom at /hook?token=s3cret')).transport }).deliver(job);
+        const outcome = await createNotificationDeliverer({ stores: fixture().stores, keys, clock, transport: scriptedTransport(new TypeError('boom at /hook?token=s3cret')).transport }).deliver(job);
         expect(outcome).toEqual({ kind: 'retry', reason: 'transport_error', host: 'hooks.example.com', message: 'Sending to hooks.example.com failed (TypeError).' });
       });
 
       it('signs each attempt with a fresh timestamp over the same body', async () => {
         const { job } = await jobFor('https://hooks.example.com/hook');
         const { transport, calls } = scriptedTransport(500, 200);
-        const deliverer = createNotificationDeliverer({ store: fixture().store, keys, clock, transport });
+        const deliverer = createNotificationDeliverer({ stores: fixture().stores, keys, clock, transport });
         expect((await deliverer.deliver(job)).kind).toBe('retry');
         clock.advance(3_600_000);
         expect((await deliverer.deliver(job)).kind).toBe('delivered');
@@ -210,27 +211,27 @@ for (const engine of await testDatabaseEngines()) {
       ])('abandons a malformed job (%s) without sending', async (_case, corrupt) => {
         const { job } = await jobFor('https://hooks.example.com/hook');
         const { transport, calls } = scriptedTransport(200);
-        const outcome = await createNotificationDeliverer({ store: fixture().store, keys, clock, transport }).deliver(corrupt(job) as unknown as NotificationJob);
+        const outcome = await createNotificationDeliverer({ stores: fixture().stores, keys, clock, transport }).deliver(corrupt(job) as unknown as NotificationJob);
         expect(outcome).toMatchObject({ kind: 'abandoned', reason: 'malformed_job' });
         expect(calls).toEqual([]);
-        expect(await createNotificationDeliverer({ store: fixture().store, keys, clock, transport }).deliver(null as unknown as NotificationJob)).toMatchObject({ reason: 'malformed_job' });
+        expect(await createNotificationDeliverer({ stores: fixture().stores, keys, clock, transport }).deliver(null as unknown as NotificationJob)).toMatchObject({ reason: 'malformed_job' });
       });
 
       it('abandons a job of an unknown merchant, or of a merchant without a live notify key', async () => {
         const { job } = await jobFor('https://hooks.example.com/hook');
         const { transport, calls } = scriptedTransport(200);
-        const { store } = fixture();
-        expect(await createNotificationDeliverer({ store, keys, clock, transport }).deliver({ ...job, merchantId: 'no-such-merchant' })).toMatchObject({
+        const { stores } = fixture();
+        expect(await createNotificationDeliverer({ stores, keys, clock, transport }).deliver({ ...job, merchantId: 'no-such-merchant' })).toMatchObject({
           kind: 'abandoned',
           reason: 'merchant_not_found',
         });
-        const withoutNotifyKeys: Pick<GatewayStore, 'getMerchant'> = {
+        const withoutNotifyKeys: Pick<MerchantStore, 'getMerchant'> = {
           getMerchant: async (id) => {
-            const merchant = await store.getMerchant(id);
+            const merchant = await stores.merchants.getMerchant(id);
             return merchant && { ...merchant, credentials: merchant.credentials.filter((credential) => credential.kind !== 'notify') };
           },
         };
-        expect(await createNotificationDeliverer({ store: withoutNotifyKeys, keys, clock, transport }).deliver(job)).toMatchObject({ kind: 'abandoned', reason: 'no_notify_key' });
+        expect(await createNotificationDeliverer({ stores: { merchants: withoutNotifyKeys }, keys, clock, transport }).deliver(job)).toMatchObject({ kind: 'abandoned', reason: 'no_notify_key' });
         expect(calls).toEqual([]);
       });
     },

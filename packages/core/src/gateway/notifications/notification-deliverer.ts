@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { unixSeconds, type Clock } from '../../time/clock';
 import type { GatewayKeys } from '../secrets';
-import type { GatewayStore } from '../store/gateway-store';
+import type { MerchantStore } from '../store/merchant-store';
 import type { NotificationJob } from './notification-job';
 import { buildNotificationRequest, liveNotifyKeys } from './notification-request';
 import { NotificationTransportError, type NotificationTransport, type NotificationTransportFailure } from './notification-transport';
@@ -29,8 +29,8 @@ export type NotificationDeliveryOutcome =
 
 /** Dependencies of {@link createNotificationDeliverer}. */
 export interface NotificationDelivererDeps extends NotificationUrlPolicy {
-  /** Reads the merchant (webhook URL, live notify key ids) at delivery time. */
-  readonly store: Pick<GatewayStore, 'getMerchant'>;
+  /** `merchants` reads the merchant (webhook URL, live notify key ids) at delivery time. */
+  readonly stores: { readonly merchants: Pick<MerchantStore, 'getMerchant'> };
   /** The gateway's subkeys; only `notifyRoot` is used, to derive the notify keys. */
   readonly keys: Pick<GatewayKeys, 'notifyRoot'>;
   /** The signature timestamp of each attempt. */
@@ -96,13 +96,13 @@ function classifyFailure(error: unknown, host: string): NotificationDeliveryOutc
  *    transport, which re-checks every resolved address (DNS) and pins the connection;
  * 5. classifies the answer (see {@link NotificationDeliveryOutcome}).
  *
- * @param deps - Store, gateway keys, clock, transport, attempt deadline, test policy.
+ * @param deps - Merchant store, gateway keys, clock, transport, attempt deadline, test policy.
  * @returns The deliverer.
  * @example
  * ```ts
  * import { createNotificationDeliverer } from '@tollgate/core';
  * import { createNodeNotificationTransport } from '@tollgate/core/node';
- * const deliverer = createNotificationDeliverer({ store, keys, clock: systemClock, transport: createNodeNotificationTransport() });
+ * const deliverer = createNotificationDeliverer({ stores: { merchants }, keys, clock: systemClock, transport: createNodeNotificationTransport() });
  * const outcome = await deliverer.deliver(job.payload);
  * if (outcome.kind === 'retry') throw new Error(outcome.message);
  * ```
@@ -117,7 +117,7 @@ export function createNotificationDeliverer(deps: NotificationDelivererDeps): No
         const path = v.getDotPath(parsed.issues[0] as v.BaseIssue<unknown>) ?? 'payload';
         return { kind: 'abandoned', reason: 'malformed_job', message: `The notification job is malformed (at ${path}).` };
       }
-      const merchant = await deps.store.getMerchant(job.merchantId);
+      const merchant = await deps.stores.merchants.getMerchant(job.merchantId);
       if (merchant === undefined) return { kind: 'abandoned', reason: 'merchant_not_found', message: 'The merchant of this notification no longer exists.' };
       const target = job.url ?? merchant.webhookUrl;
       if (target === null) return { kind: 'skipped', reason: 'no_url' };

@@ -1,4 +1,3 @@
-export { toX402Network } from './x402-network';
 export { createBoundedCache, type BoundedCache } from './bounded-cache';
 export {
   defaultPaymentSettings,
@@ -21,7 +20,8 @@ export {
   enqueueSettlementRecovery,
   type SettlementRecoveryJob,
 } from './recovery-job';
-export { createSettlementRecovery, evidenceMarginBlocks, type SettlementRecovery, type SettlementEvidenceVerdict, type ClaimTakeover } from './recovery';
-export { watchHeadBlock } from './head-block';
+export { createSettlementRecovery, type SettlementRecovery, type ClaimTakeover } from './recovery';
+export { createPaymentEvidence, type PaymentEvidence, type SettlementEvidenceVerdict, type TransferConfirmation } from './payment-evidence';
+export { searchSettlementEvidence, type EvidenceSearchOutcome, type EvidenceSearchParams } from './evidence-search';
 export { createSettlement, type Settlement, type SettlementRequest, type SettlementResult } from './settlement';
 export { createPayments, type Payments } from './payments';

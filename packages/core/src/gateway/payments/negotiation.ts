@@ -62,7 +62,7 @@ export function createNegotiation(deps: PaymentDeps & { readonly contexts: Payme
     const resourceUrl = context.resource.url;
     const [x402Offer, offer] = await Promise.all([
       signX402Offer({ resourceUrl, requirements: context.requirements, acceptIndex: 0, validUntil: expiry }, deps.signer),
-      createSignedOffer({ gatewayOrigin: resolvePublicUrl(deps), resourceUrl, requirements: context.requirements, network: context.x402, expiry }, deps.signer),
+      createSignedOffer({ gatewayOrigin: resolvePublicUrl(deps), resourceUrl, requirements: context.requirements, network: context.network, expiry }, deps.signer),
     ]);
     const paymentRequired = buildPaymentRequired({
       error: paymentRequiredMessage,
@@ -81,7 +81,7 @@ export function createNegotiation(deps: PaymentDeps & { readonly contexts: Payme
         message: 'Payment required: pay with an x402 v2 client (PAYMENT-REQUIRED header) and retry with PAYMENT-SIGNATURE.',
         details: {
           refId: context.ref.id,
-          network: context.x402.caip2,
+          network: context.network.caip2,
           amount: context.amount,
           asset: context.requirements.asset,
           payTo: context.requirements.payTo,

@@ -50,7 +50,7 @@ export interface PaymentChecks {
  * createPaymentChecks({ ...deps, contexts }, settings).verify(payload, context, Math.floor(Date.now() / 1000));
  * ```
  */
-export function createPaymentChecks(deps: Pick<PaymentDeps, 'signer' | 'publicUrl'> & { readonly contexts: PaymentContexts }, settings: PaymentSettings): PaymentChecks {
+export function createPaymentChecks(deps: Pick<PaymentDeps, 'signer' | 'publicUrl' | 'secp256k1'> & { readonly contexts: PaymentContexts }, settings: PaymentSettings): PaymentChecks {
   const verifiedOffers = createBoundedCache<number>(settings.cacheSize);
 
   function verifyOffer(echoed: unknown, context: PaymentContext, now: number): void {
@@ -68,9 +68,9 @@ export function createPaymentChecks(deps: Pick<PaymentDeps, 'signer' | 'publicUr
         resourceUrl: context.resource.url,
         payTo: context.requirements.payTo as `0x${string}`,
         amount: context.amount,
-        network: context.x402.caip2,
-        chainId: context.x402.chainId,
-        asset: context.x402.asset,
+        network: context.network.caip2,
+        chainId: context.network.chainId,
+        asset: context.network.usdc.address,
       },
     });
     verifiedOffers.set(key, verified.expiry);
@@ -91,10 +91,11 @@ export function createPaymentChecks(deps: Pick<PaymentDeps, 'signer' | 'publicUr
       verifyExactPayment({
         payload,
         expected: context.requirements,
-        network: context.x402,
+        network: context.network,
         now,
         clockSkewSeconds: settings.clockSkewSeconds,
         minValiditySeconds: settings.minValiditySeconds,
+        ...(deps.secp256k1 === undefined ? {} : { secp256k1: deps.secp256k1 }),
       });
       const echoed = extractEchoedOffer(payload);
       if (echoed !== undefined) verifyOffer(echoed, context, now);

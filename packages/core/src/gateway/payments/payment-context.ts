@@ -1,16 +1,15 @@
 import { isHexId } from '../../crypto/random';
 import { GatewayError } from '../../errors/gateway';
-import type { X402Network } from '../../x402/network';
 import { buildPaymentRequirements } from '../../x402/requirements';
 import type { PaymentRequirements, ResourceInfo } from '../../x402/wire';
 import type { GatewayNetwork } from '../networks';
 import { parseAtomicAmount } from '../refs/amount';
 import type { RefSnapshot } from '../refs/ref-service';
 import { epochSeconds } from '../service-deps';
+import type { GatewayStores } from '../store/gateway-stores';
 import type { PayToStatus, RefRecord, RefStatus } from '../store/records';
 import { createBoundedCache } from './bounded-cache';
 import type { PaymentDeps, PaymentSettings } from './payment-deps';
-import { toX402Network } from './x402-network';
 
 /** A receive request as the payment services see it: the path's payTo and the query. */
 export interface ReceiveRequest {
@@ -20,8 +19,8 @@ export interface ReceiveRequest {
 
 /** The immutable facts of one (ref, amount): derived once and cached. */
 export interface PaymentTerms {
+  /** The ref's network from the registry: what the x402 building blocks take. */
   readonly network: GatewayNetwork;
-  readonly x402: X402Network;
   readonly amount: string;
   /** The one `accepts[]` entry, frozen: every request regenerates exactly this value. */
   readonly requirements: Readonly<PaymentRequirements>;
@@ -57,9 +56,9 @@ export interface PaymentContexts {
    * revoked ref, as the spec's state table says), then `ref_revoked`, then `payto_revoked`.
    */
   assertPayable(context: PaymentContext, nowSeconds: number): void;
-  /** Drops the cached status of a ref (call it after revoking the ref). */
+  /** Drops the cached status of a ref (`createGateway` calls it on each `ref_revoked` gateway event). */
   forgetRef(refId: string): void;
-  /** Drops the cached statuses of every ref of a payTo (call it after retiring the payTo). */
+  /** Drops the cached statuses of every ref of a payTo (`createGateway` calls it on each `payto_retired` gateway event). */
   forgetPayTo(address: string): void;
 }
 
@@ -84,17 +83,29 @@ function invalidAmount(message: string, details: Record<string, unknown>): Gatew
  * facts (ref revoked, payTo retired) come from the one read every request makes, and expiry from the
  * clock.
  *
- * @param deps - Store, networks, settings.
+ * What invalidates the caches:
+ * - the status of a ref (and its payTo's): its age, after `settings.statusCacheMs`; {@link PaymentContexts.forgetRef}
+ *   and {@link PaymentContexts.forgetPayTo}, which `createGateway` calls on the `ref_revoked` and
+ *   `payto_retired` events of its `GatewayEvents` (so a revocation through this instance is seen by its next
+ *   402 at once, and one through another instance within `statusCacheMs`);
+ * - nothing else: a ref's other fields and the terms of a (ref, amount) never change, and a network
+ *   removed from the configuration takes a restart, which empties every cache.
+ *
+ * @param deps - Ref store, networks, clock.
  * @returns The resolver.
  *
  * @example
  * ```ts
  * import { createPaymentContexts, resolvePaymentSettings } from '@tollgate/core';
- * const contexts = createPaymentContexts({ store, networks }, resolvePaymentSettings());
+ * const contexts = createPaymentContexts({ stores: { refs }, networks, clock }, resolvePaymentSettings());
  * const context = await contexts.resolve({ payTo, query: { ref: refId } });
  * ```
  */
-export function createPaymentContexts(deps: Pick<PaymentDeps, 'store' | 'networks' | 'clock'>, settings: PaymentSettings): PaymentContexts {
+export function createPaymentContexts(
+  deps: Pick<PaymentDeps, 'networks' | 'clock'> & { readonly stores: Pick<GatewayStores, 'refs'> },
+  settings: PaymentSettings,
+): PaymentContexts {
+  const { refs: refStore } = deps.stores;
   const terms = createBoundedCache<PaymentTerms>(settings.cacheSize);
   const refs = createBoundedCache<RefRecord>(settings.cacheSize);
   const statuses = createBoundedCache<CachedStatus>(settings.cacheSize);
@@ -111,12 +122,12 @@ export function createPaymentContexts(deps: Pick<PaymentDeps, 'store' | 'network
       if (cached !== undefined && deps.clock.now() - cached.readAt < settings.statusCacheMs) {
         return { ref: known, refStatus: cached.refStatus, payToStatus: cached.payToStatus };
       }
-      const status = await deps.store.getPaymentStatus(refId);
+      const status = await refStore.getPaymentStatus(refId);
       if (status === undefined) return undefined;
       remember(known, status.refStatus, status.payToStatus);
       return { ref: known, ...status };
     }
-    const target = await deps.store.getPaymentTarget(refId);
+    const target = await refStore.getPaymentTarget(refId);
     if (target === undefined) return undefined;
     refs.set(refId, target.ref);
     remember(target.ref, target.ref.status, target.payToStatus);
@@ -147,12 +158,10 @@ export function createPaymentContexts(deps: Pick<PaymentDeps, 'store' | 'network
     // A network removed from the configuration after the ref was created cannot be paid any more.
     if (network === undefined) throw new GatewayError('not_found', 'This ref’s network is not served by this gateway any more.', { details: { network: ref.network } });
     const snapshot = JSON.parse(ref.snapshotJson) as RefSnapshot;
-    const x402 = toX402Network(network);
     const created: PaymentTerms = {
       network,
-      x402,
       amount,
-      requirements: buildPaymentRequirements({ network: x402, payTo: ref.payTo, amount, maxTimeoutSeconds: settings.maxTimeoutSeconds }),
+      requirements: buildPaymentRequirements({ network, payTo: ref.payTo, amount, maxTimeoutSeconds: settings.maxTimeoutSeconds }),
       resource: Object.freeze({
         url: snapshot.resource,
         ...(snapshot.description === undefined ? {} : { description: snapshot.description }),

@@ -1,9 +1,11 @@
 import type { PublicClient } from 'viem';
 import type { ChainEvidenceClient } from '../../chain/settlement-evidence';
 import type { EvmSigner } from '../../x402/evm-signature';
+import type { Secp256k1Backend } from '../../x402/secp256k1-backend';
 import type { Facilitator } from '../../x402/facilitator/port';
 import type { GatewayNetwork } from '../networks';
 import type { GatewayServiceDeps } from '../service-deps';
+import type { GatewayStores } from '../store/gateway-stores';
 
 /**
  * The chain reads payments make: settlement evidence, the head block (number and timestamp) every
@@ -46,8 +48,8 @@ export interface PaymentSettings {
   /**
    * How long a 402 negotiation may reuse a ref's and its payTo's status read by an earlier negotiation on
    * this instance (0 = read on every request). Revoking or retiring through this instance forgets the entry
-   * at once; the settlement claim re-reads both statuses in the same statement, so a payment is never
-   * accepted on a stale status.
+   * at once (the `ref_revoked` and `payto_retired` gateway events); the settlement claim re-reads both
+   * statuses in the same statement, so a payment is never accepted on a stale status.
    */
   readonly statusCacheMs: number;
 }
@@ -105,6 +107,15 @@ export interface PaymentOptions {
   readonly facilitator?: Facilitator;
   /** The chain client of a network, for settlement evidence; `undefined` when none is configured. */
   readonly chain?: (network: GatewayNetwork) => SettlementChainClient | undefined;
+  /**
+   * Whether a settlement the facilitator reports is checked on chain before its receipt is signed (the
+   * transaction must hold this authorization's transfer of the amount to payTo; otherwise the payment
+   * stays pending until chain evidence decides). Default `true`; without a chain client for the network
+   * the facilitator's word is taken.
+   */
+  readonly confirmTransfers?: boolean;
+  /** The curve arithmetic of the payer-signature recovery (default `nobleSecp256k1`; libsecp256k1 on Node: `loadSecp256k1Backend`). */
+  readonly secp256k1?: Secp256k1Backend;
   readonly settings?: Partial<PaymentSettings>;
   /** Told about claims, releases and outcomes (e.g. to log them). Must not throw. */
   readonly onEvent?: (event: PaymentEvent) => void;
@@ -112,8 +123,12 @@ export interface PaymentOptions {
   readonly sleep?: (ms: number) => Promise<void>;
 }
 
-/** Everything the payment services use. */
-export type PaymentDeps = GatewayServiceDeps & PaymentOptions;
+/**
+ * Everything the payment services use: the common dependencies, the payment options, and two stores —
+ * `refs` for the receive route's reads (ref and statuses) and the ref a receipt names, `payments` for the
+ * claims and their transitions.
+ */
+export type PaymentDeps = GatewayServiceDeps & PaymentOptions & { readonly stores: Pick<GatewayStores, 'refs' | 'payments'> };
 
 /**
  * The settings of `deps` with defaults filled in and checked.

@@ -21,6 +21,7 @@ describe('payment identity', () => {
       payer,
       nonce: `0x${'ab'.repeat(32)}`,
       validBefore: '1800000000',
+      validAfter: '0',
       fingerprint: paymentFingerprint(payload),
     });
     expect(identifyPayment(payload, 8453, 'pay_0123456789abcdef')).toMatchObject({ paymentId: 'pay_0123456789abcdef' });

@@ -16,6 +16,7 @@ export interface PaymentIdentity {
   /** The EIP-3009 nonce, lowercase. */
   readonly nonce: string;
   readonly validBefore: string;
+  readonly validAfter: string;
   /** {@link paymentFingerprint} of the payload. */
   readonly fingerprint: string;
 }
@@ -88,6 +89,7 @@ export function identifyPayment(payload: PaymentPayload, chainId: number, client
     payer,
     nonce,
     validBefore: authorization.validBefore,
+    validAfter: authorization.validAfter,
     fingerprint: paymentFingerprint(payload),
   };
 }

@@ -6,7 +6,7 @@ import { createReceiptIssuer, type ReceiptIssuer } from './receipt-issuer';
 import { createSettlementRecovery, type SettlementRecovery } from './recovery';
 import { createSettlement, type Settlement } from './settlement';
 
-/** The gateway's payment services, wired over one store and one signing key. */
+/** The gateway's payment services, wired over the ref and payment stores and one signing key. */
 export interface Payments {
   readonly contexts: PaymentContexts;
   readonly negotiation: Negotiation;
@@ -23,16 +23,16 @@ export interface Payments {
  * `recovery.runJob` on the `gateway.settlement-recovery` queue, and call `recovery.sweepAbandoned` and
  * `recovery.sweepStranded` periodically (the gateway server does all of it: `startRecoveryWorker`).
  *
- * @param deps - Store, networks, public URL, clock, signing key, facilitator, chain clients, settings.
+ * @param deps - Ref and payment stores, networks, public URL, clock, signing key, facilitator, chain clients, settings.
  * @returns The services.
  * @throws RangeError when a setting is invalid.
  *
  * @example
  * ```ts
- * import { createPayments, createHttpFacilitator, createSqlGatewayStore } from '@tollgate/core';
+ * import { createPayments, createHttpFacilitator, createSqlGatewayStores } from '@tollgate/core';
  * import { privateKeyToAccount } from 'viem/accounts';
  * const payments = createPayments({
- *   store: createSqlGatewayStore(sql), keys, networks, publicUrl: 'https://pay.example.com', clock: systemClock,
+ *   stores: createSqlGatewayStores(sql), keys, networks, publicUrl: 'https://pay.example.com', clock: systemClock,
  *   signer: privateKeyToAccount(signingKey), facilitator: createHttpFacilitator({ url: 'https://x402.org/facilitator' }),
  *   chain: (network) => rpc.forNetwork(network.name),
  * });

@@ -11,12 +11,11 @@ import { resolvePublicUrl } from '../service-deps';
 import type { PaymentCompletion, PaymentRecord, StoredSettlementAnswer } from '../store/payment-records';
 import type { RefRecord } from '../store/records';
 import type { PaymentDeps } from './payment-deps';
-import { toX402Network } from './x402-network';
 
 /** Issues receipts and builds the stored answers of final payments. */
 export interface ReceiptIssuer {
   /**
-   * Everything `GatewayStore.completePayment` stores for a settled payment: the receipt (signed, with
+   * Everything `PaymentStore.completePayment` stores for a settled payment: the receipt (signed, with
    * the official x402 receipt artifact), the 200 answer and the merchant notification.
    */
   completion(params: { payment: PaymentRecord; ref: RefRecord; network: GatewayNetwork; txHash: string; blockNumber?: bigint; now: Date }): Promise<PaymentCompletion>;
@@ -67,7 +66,7 @@ export function createReceiptIssuer(deps: Pick<PaymentDeps, 'signer' | 'publicUr
         ...(ref.invoiceId === null ? {} : { invoiceId: ref.invoiceId }),
         gatewayOrigin: resolvePublicUrl(deps),
         resourceUrl: snapshot.resource,
-        network: toX402Network(network),
+        network,
         payTo: payment.payTo,
         payer: payment.payer,
         amount: payment.amount,

@@ -9,17 +9,16 @@ import {
   coreMigrations,
   createNetworkRegistry,
   createPayments,
-  createSqlGatewayStore,
+  createSqlGatewayStores,
   createSqlJobQueue,
   decodePaymentSignatureHeader,
   deriveGatewayKeys,
-  evidenceMarginBlocks,
   FacilitatorUnavailableError,
   gatewayMigrations,
   ManualClock,
   settlementRecoveryJobKey,
   settlementRecoveryQueue,
-  type GatewayStore,
+  type GatewayStores,
   type PaymentEvent,
   type Payments,
   type SettleResponse,
@@ -33,7 +32,7 @@ const usdc = createNetworkRegistry().require('base').usdc.address as Address;
 const headAtSettle = 5_000_000n;
 
 let database: TestDatabase;
-let store: GatewayStore;
+let stores: GatewayStores;
 let clock: ManualClock;
 let chain: FakeChain;
 let events: PaymentEvent[];
@@ -41,7 +40,7 @@ let settle: () => Promise<SettleResponse>;
 
 function paymentsWith(settings: { evidenceScanBlocks?: number } = {}): Payments {
   return createPayments({
-    store,
+    stores,
     keys: deriveGatewayKeys(new Uint8Array(32).fill(9)),
     networks: createNetworkRegistry(),
     publicUrl: origin,
@@ -56,7 +55,7 @@ function paymentsWith(settings: { evidenceScanBlocks?: number } = {}): Payments 
 
 beforeAll(async () => {
   database = await openTestDatabase({ migrations: [coreMigrations, gatewayMigrations] });
-  store = createSqlGatewayStore(database.sql);
+  stores = createSqlGatewayStores(database.sql);
 });
 afterAll(() => database?.close());
 beforeEach(async () => {
@@ -77,7 +76,7 @@ function authorizationOf(target: PayableRef): { from: Address; nonce: Hex; valid
 
 /** Pays a new ref through a settle that times out: the payment is pending, its chain still silent. */
 async function pendingPayment(payments: Payments): Promise<{ target: PayableRef; paymentId: string }> {
-  const target = await payableRef(store, clock, origin);
+  const target = await payableRef(stores, clock, origin);
   const result = await payments.settlement.settle(request(target));
   expect(result).toMatchObject({ kind: 'pending' });
   chain.stateReads.length = 0;
@@ -86,39 +85,61 @@ async function pendingPayment(payments: Payments): Promise<{ target: PayableRef;
 }
 
 async function stored(paymentId: string) {
-  const payment = await store.getPayment(paymentId);
+  const payment = await stores.payments.getPayment(paymentId);
   if (payment === undefined) throw new Error(`payment ${paymentId} is missing`);
   return payment;
 }
 
 const txHash: Hash = `0x${'5e'.repeat(32)}`;
 
-describe('the log search of a pending payment', () => {
-  it('starts just below the head block recorded when settle started, not at block 0', async () => {
+describe('the evidence search of a pending payment', () => {
+  it('finds a transfer in the newest span of its window with one log read and no timestamp search', async () => {
     const payments = paymentsWith();
     const { target, paymentId } = await pendingPayment(payments);
-    expect((await stored(paymentId)).settleHeadBlock).toBe(String(headAtSettle));
-    // Mined 10 blocks later, its state read before the node serving logs indexed it.
+    const authorization = authorizationOf(target);
+    chain.execute({ authorizer: authorization.from, nonce: authorization.nonce, to: target.payTo, value: 10_000n, block: headAtSettle + 10n, txHash });
+    chain.head = { number: headAtSettle + 100n, timestamp: chain.head.timestamp + 200n };
+    expect(await payments.recovery.inspect(await stored(paymentId))).toEqual({ status: 'settled', txHash, blockNumber: headAtSettle + 10n });
+    expect(chain.logRanges).toEqual([{ from: headAtSettle + 100n - 1_999n, to: headAtSettle + 100n }]);
+    expect(chain.blockReads).toEqual([]);
+  });
+
+  it('searches the whole window once when the event is not indexed yet, then starts over and finds it', async () => {
+    const payments = paymentsWith();
+    const { target, paymentId } = await pendingPayment(payments);
     const authorization = authorizationOf(target);
     const executed = chain.execute({ authorizer: authorization.from, nonce: authorization.nonce, to: target.payTo, value: 10_000n, block: headAtSettle + 10n, txHash, logsVisible: false });
     chain.head = { number: headAtSettle + 100n, timestamp: chain.head.timestamp + 200n };
-    expect(await payments.recovery.inspect(await stored(paymentId))).toEqual({ status: 'unknown', reason: 'outside_range' });
-    expect(chain.logRanges).toEqual([{ from: headAtSettle - evidenceMarginBlocks, to: headAtSettle + 100n }]);
+    expect(await payments.recovery.inspect(await stored(paymentId))).toEqual({ status: 'unknown', reason: 'evidence_missing' });
+    // The window starts at the first block after validAfter (10 minutes before the payment: 300 blocks of 2 s).
+    const windowLow = headAtSettle - 299n;
+    expect((await stored(paymentId)).evidence).toEqual({ windowLow, windowHigh: null, scanned: null });
     executed.logsVisible = true;
-    expect(await payments.recovery.inspect(await stored(paymentId))).toEqual({ status: 'settled', txHash, blockNumber: headAtSettle + 10n });
+    chain.logRanges.length = 0;
+    expect(await payments.recovery.inspect(await stored(paymentId))).toMatchObject({ status: 'settled', txHash });
+    expect(chain.logRanges).toEqual([{ from: headAtSettle + 100n - 1_999n, to: headAtSettle + 100n }]);
   });
 
-  it('searches at most evidenceScanBlocks back from the head when no head block was recorded', async () => {
+  it('walks a window reaching far back in budgets, continuing where each attempt stopped, until it finds the transfer', async () => {
     const payments = paymentsWith({ evidenceScanBlocks: 10_000 });
-    chain.headReadFails = true;
-    const { target, paymentId } = await pendingPayment(payments);
-    expect((await stored(paymentId)).settleHeadBlock).toBeNull();
+    const target = await payableRef(stores, clock, origin, { validAfter: BigInt(Math.floor(clock.now() / 1000)) - 200_000n });
+    const first = await payments.settlement.settle(request(target));
+    expect(first).toMatchObject({ kind: 'pending' });
+    // Executed by someone holding the signature long before the gateway saw it.
     const authorization = authorizationOf(target);
-    chain.execute({ authorizer: authorization.from, nonce: authorization.nonce, to: target.payTo, value: 10_000n, block: headAtSettle - 50_000n, txHash });
-    expect(await payments.recovery.inspect(await stored(paymentId))).toEqual({ status: 'unknown', reason: 'outside_range' });
-    expect(chain.logRanges[0]).toEqual({ from: headAtSettle - 1_999n, to: headAtSettle });
-    expect(chain.logRanges.reduce((blocks, range) => blocks + range.to - range.from + 1n, 0n)).toBe(10_000n);
-    expect(chain.logRanges).toHaveLength(5);
+    chain.execute({ authorizer: authorization.from, nonce: authorization.nonce, to: target.payTo, value: 10_000n, block: headAtSettle - 60_000n, txHash });
+    chain.logRanges.length = 0;
+    const verdicts = [];
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const verdict = await payments.recovery.inspect(await stored(first.paymentId));
+      verdicts.push(verdict.status === 'unknown' ? verdict.reason : verdict.status);
+      if (verdict.status !== 'unknown') break;
+    }
+    expect(verdicts).toEqual(['searching', 'searching', 'searching', 'searching', 'searching', 'searching', 'settled']);
+    // Contiguous, newest first, never a block twice.
+    const searched = chain.logRanges.reduce((blocks, range) => blocks + range.to - range.from + 1n, 0n);
+    expect(searched).toBe(headAtSettle - chain.logRanges.at(-1)!.from + 1n);
+    expect((await payments.recovery.resolve(await stored(first.paymentId))).state).toBe('settled');
   });
 });
 
@@ -152,7 +173,7 @@ describe('a facilitator failure that carries a transaction hash', () => {
   it('keeps the payment pending with that hash, and settles it once the chain shows the transfer', async () => {
     const payments = paymentsWith();
     settle = async () => ({ success: false, errorReason: 'invalid_exact_evm_transaction_state', transaction: txHash, network: 'eip155:8453' });
-    const target = await payableRef(store, clock, origin);
+    const target = await payableRef(stores, clock, origin);
     const first = await payments.settlement.settle(request(target));
     expect(first).toMatchObject({ kind: 'pending', transaction: txHash });
     const authorization = authorizationOf(target);

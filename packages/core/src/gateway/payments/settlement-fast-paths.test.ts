@@ -10,7 +10,7 @@ import {
   coreMigrations,
   createNetworkRegistry,
   createPayments,
-  createSqlGatewayStore,
+  createSqlGatewayStores,
   deriveGatewayKeys,
   encodeX402Header,
   GatewayError,
@@ -18,7 +18,7 @@ import {
   PaymentVerificationError,
   ManualClock,
   resolvePaymentSettings,
-  type GatewayStore,
+  type GatewayStores,
   type Payments,
 } from '@tollgate/core';
 import { gatewayConformanceEpoch, openTestDatabase, type TestDatabase } from '@tollgate/core/testing';
@@ -26,7 +26,7 @@ import { payableRef } from '../../../test/support/payable-ref';
 import { rejectedWith } from '../../../test/support/thrown';
 
 let database: TestDatabase;
-let store: GatewayStore;
+let stores: GatewayStores;
 let clock: ManualClock;
 let payments: Payments;
 let settles = 0;
@@ -34,7 +34,7 @@ let verifies = 0;
 
 beforeAll(async () => {
   database = await openTestDatabase({ migrations: [coreMigrations, gatewayMigrations] });
-  store = createSqlGatewayStore(database.sql);
+  stores = createSqlGatewayStores(database.sql);
 });
 afterAll(() => database?.close());
 beforeEach(async () => {
@@ -43,7 +43,7 @@ beforeEach(async () => {
   settles = 0;
   verifies = 0;
   payments = createPayments({
-    store,
+    stores,
     keys: deriveGatewayKeys(new Uint8Array(32).fill(3)),
     networks: createNetworkRegistry(),
     publicUrl: 'https://pay.example.com',
@@ -64,14 +64,14 @@ beforeEach(async () => {
   });
 });
 
-const refWithPayment = () => payableRef(store, clock);
+const refWithPayment = () => payableRef(stores, clock);
 
 describe('negotiation status cache', () => {
   it('reuses a status for statusCacheMs, then reads the revocation another instance made', async () => {
     const target = await refWithPayment();
     const receive = { payTo: target.payTo, query: { ref: target.refId } };
     await payments.negotiation.negotiate(receive);
-    await store.revokeRef({ merchantId: target.merchantId, refId: target.refId, now: new Date(clock.now()) });
+    await stores.refs.revokeRef({ merchantId: target.merchantId, refId: target.refId, now: new Date(clock.now()) });
     clock.advance(999);
     await expect(payments.negotiation.negotiate(receive)).resolves.toMatchObject({ header: expect.any(String) });
     clock.advance(1);
@@ -80,7 +80,7 @@ describe('negotiation status cache', () => {
 
   it('reads the statuses on every 402 with statusCacheMs 0', async () => {
     const uncached = createPayments({
-      store,
+      stores,
       keys: deriveGatewayKeys(new Uint8Array(32).fill(3)),
       networks: createNetworkRegistry(),
       publicUrl: 'https://pay.example.com',
@@ -92,7 +92,7 @@ describe('negotiation status cache', () => {
     const target = await refWithPayment();
     const receive = { payTo: target.payTo, query: { ref: target.refId } };
     await uncached.negotiation.negotiate(receive);
-    await store.revokeRef({ merchantId: target.merchantId, refId: target.refId, now: new Date(clock.now()) });
+    await stores.refs.revokeRef({ merchantId: target.merchantId, refId: target.refId, now: new Date(clock.now()) });
     expect((await rejectedWith(GatewayError, uncached.negotiation.negotiate(receive))).code).toBe('ref_revoked');
     expect(() => resolvePaymentSettings({ statusCacheMs: -1 })).toThrow(RangeError);
     expect(() => resolvePaymentSettings({ pollMs: 0 })).toThrow(RangeError);
@@ -102,7 +102,7 @@ describe('negotiation status cache', () => {
     const target = await refWithPayment();
     const receive = { payTo: target.payTo, query: { ref: target.refId } };
     await payments.negotiation.negotiate(receive);
-    await store.revokeRef({ merchantId: target.merchantId, refId: target.refId, now: new Date(clock.now()) });
+    await stores.refs.revokeRef({ merchantId: target.merchantId, refId: target.refId, now: new Date(clock.now()) });
     payments.contexts.forgetRef(target.refId);
     expect((await rejectedWith(GatewayError, payments.negotiation.negotiate(receive))).code).toBe('ref_revoked');
   });
@@ -111,8 +111,8 @@ describe('negotiation status cache', () => {
     for (const change of ['revoke', 'retire'] as const) {
       const target = await refWithPayment();
       await payments.negotiation.negotiate({ payTo: target.payTo, query: { ref: target.refId } });
-      if (change === 'revoke') await store.revokeRef({ merchantId: target.merchantId, refId: target.refId, now: new Date(clock.now()) });
-      else await store.retirePayTo({ merchantId: target.merchantId, address: target.payTo, now: new Date(clock.now()) });
+      if (change === 'revoke') await stores.refs.revokeRef({ merchantId: target.merchantId, refId: target.refId, now: new Date(clock.now()) });
+      else await stores.merchants.retirePayTo({ merchantId: target.merchantId, address: target.payTo, now: new Date(clock.now()) });
       const refused = await rejectedWith(GatewayError, payments.settlement.settle({ payTo: target.payTo, query: { ref: target.refId }, paymentSignature: target.header }));
       expect(refused.code).toBe(change === 'revoke' ? 'ref_revoked' : 'payto_revoked');
     }

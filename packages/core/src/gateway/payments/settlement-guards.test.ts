@@ -7,14 +7,14 @@ import {
   coreMigrations,
   createNetworkRegistry,
   createPayments,
-  createSqlGatewayStore,
+  createSqlGatewayStores,
   decodePaymentSignatureHeader,
   deriveGatewayKeys,
   encodeX402Header,
   gatewayMigrations,
   ManualClock,
   PaymentVerificationError,
-  type GatewayStore,
+  type GatewayStores,
   type Payments,
   type SettleResponse,
 } from '@tollgate/core';
@@ -25,14 +25,14 @@ import { rejectedWith } from '../../../test/support/thrown';
 const origin = 'https://pay.example.com';
 
 let database: TestDatabase;
-let store: GatewayStore;
+let stores: GatewayStores;
 let clock: ManualClock;
 let settles: number;
 let settle: () => Promise<SettleResponse>;
 
-function paymentsWith(options: { store?: GatewayStore; waitMs?: number; sleep?: (ms: number) => Promise<void> } = {}): Payments {
+function paymentsWith(options: { stores?: GatewayStores; waitMs?: number; sleep?: (ms: number) => Promise<void> } = {}): Payments {
   return createPayments({
-    store: options.store ?? store,
+    stores: options.stores ?? stores,
     keys: deriveGatewayKeys(new Uint8Array(32).fill(5)),
     networks: createNetworkRegistry(),
     publicUrl: origin,
@@ -53,7 +53,7 @@ function paymentsWith(options: { store?: GatewayStore; waitMs?: number; sleep?: 
 
 beforeAll(async () => {
   database = await openTestDatabase({ migrations: [coreMigrations, gatewayMigrations] });
-  store = createSqlGatewayStore(database.sql);
+  stores = createSqlGatewayStores(database.sql);
 });
 afterAll(() => database?.close());
 beforeEach(async () => {
@@ -68,19 +68,19 @@ const resourceOf = (target: PayableRef, refId = target.refId) => `${origin}/rece
 
 /** Another fixed 0.01 USDC ref of the same merchant and payTo. */
 async function siblingRef(target: PayableRef): Promise<string> {
-  const ref = await store.getRef(target.refId);
+  const ref = await stores.refs.getRef(target.refId);
   if (ref === undefined) throw new Error('the ref is missing');
   const { status: _status, revokedAt: _revokedAt, ...fields } = ref;
   const refId = crypto.randomUUID().replaceAll('-', '');
   const snapshot = { ...(JSON.parse(ref.snapshotJson) as Record<string, unknown>), resource: resourceOf(target, refId) };
-  await store.createRef({ ...fields, id: refId, invoiceId: null, snapshotJson: JSON.stringify(snapshot) });
+  await stores.refs.createRef({ ...fields, id: refId, invoiceId: null, snapshotJson: JSON.stringify(snapshot) });
   return refId;
 }
 
 describe('a payment bound to its ref by its resource', () => {
   it('is refused by another ref of the same payTo and amount before it is claimed, and still settles on its own ref', async () => {
     const payments = paymentsWith();
-    const target = await payableRef(store, clock, origin);
+    const target = await payableRef(stores, clock, origin);
     const other = await siblingRef(target);
     const header = encodeX402Header({ ...decodePaymentSignatureHeader(target.header), resource: { url: resourceOf(target) } });
     const refused = await rejectedWith(PaymentVerificationError, payments.settlement.settle(request(target, header, other)));
@@ -91,7 +91,7 @@ describe('a payment bound to its ref by its resource', () => {
   });
 
   it('leaves a payment that names no resource to the other checks', async () => {
-    const target = await payableRef(store, clock, origin);
+    const target = await payableRef(stores, clock, origin);
     expect(decodePaymentSignatureHeader(target.header).resource).toBeUndefined();
     expect(await paymentsWith().settlement.settle(request(target))).toMatchObject({ kind: 'final', answer: { outcome: 'settled' } });
   });
@@ -104,9 +104,9 @@ describe('a store that fails at once', () => {
     process.on('unhandledRejection', listener);
     try {
       const closed = new Error('Cannot use a pool after calling end on the pool');
-      const failing: GatewayStore = { ...store, claimPayment: () => Promise.reject(closed) };
-      const target = await payableRef(store, clock, origin);
-      await expect(paymentsWith({ store: failing }).settlement.settle(request(target))).rejects.toBe(closed);
+      const failing: GatewayStores = { ...stores, payments: { ...stores.payments, claimPayment: () => Promise.reject(closed) } };
+      const target = await payableRef(stores, clock, origin);
+      await expect(paymentsWith({ stores: failing }).settlement.settle(request(target))).rejects.toBe(closed);
       await new Promise((resolve) => setTimeout(resolve, 20));
       expect(unhandled).toEqual([]);
       expect(settles).toBe(0);
@@ -128,7 +128,7 @@ describe('a duplicate submission waiting for the one in progress', () => {
         return new Promise((resolve) => setTimeout(resolve, ms));
       },
     });
-    const target = await payableRef(store, clock, origin);
+    const target = await payableRef(stores, clock, origin);
     let finishSettle: () => void = () => undefined;
     const gate = new Promise<void>((resolve) => (finishSettle = resolve));
     settle = async () => {

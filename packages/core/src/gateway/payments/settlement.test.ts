@@ -9,7 +9,7 @@ import {
   coreMigrations,
   createNetworkRegistry,
   createPayments,
-  createSqlGatewayStore,
+  createSqlGatewayStores,
   deriveGatewayKeys,
   FacilitatorUnavailableError,
   GatewayError,
@@ -17,7 +17,7 @@ import {
   ManualClock,
   settlementRecoveryQueue,
   type Facilitator,
-  type GatewayStore,
+  type GatewayStores,
   type Payments,
   type SettleResponse,
   type VerifyResponse,
@@ -29,7 +29,7 @@ import { rejectedWith } from '../../../test/support/thrown';
 const origin = 'https://pay.example.com';
 
 let database: TestDatabase;
-let store: GatewayStore;
+let stores: GatewayStores;
 let clock: ManualClock;
 
 /** An in-memory facilitator whose answers each test scripts. */
@@ -52,7 +52,7 @@ const port: Facilitator = {
 
 function paymentsWith(options: { facilitator?: Facilitator; waitMs?: number } = {}): Payments {
   return createPayments({
-    store,
+    stores,
     keys: deriveGatewayKeys(new Uint8Array(32).fill(7)),
     networks: createNetworkRegistry(),
     publicUrl: origin,
@@ -65,7 +65,7 @@ function paymentsWith(options: { facilitator?: Facilitator; waitMs?: number } = 
 
 beforeAll(async () => {
   database = await openTestDatabase({ migrations: [coreMigrations, gatewayMigrations] });
-  store = createSqlGatewayStore(database.sql);
+  stores = createSqlGatewayStores(database.sql);
 });
 afterAll(() => database?.close());
 beforeEach(async () => {
@@ -76,7 +76,7 @@ beforeEach(async () => {
   facilitator.settle = async () => ({ success: true, transaction: `0x${'ab'.repeat(32)}`, network: 'eip155:8453' });
 });
 
-const paymentForNewRef = () => payableRef(store, clock, origin);
+const paymentForNewRef = () => payableRef(stores, clock, origin);
 
 const request = (target: { payTo: string; refId: string; header: string }) => ({ payTo: target.payTo, query: { ref: target.refId }, paymentSignature: target.header });
 
@@ -127,15 +127,15 @@ describe('settlement state machine', () => {
   it('records a failed settle verdict without a transaction once: 402 settlement_failed with PAYMENT-RESPONSE success false, replayed byte for byte', async () => {
     const payments = paymentsWith();
     const target = await paymentForNewRef();
-    facilitator.settle = async () => ({ success: false, errorReason: 'invalid_exact_evm_insufficient_balance', transaction: '', network: 'eip155:8453' });
+    facilitator.settle = async () => ({ success: false, errorReason: 'invalid_exact_evm_recipient_mismatch', transaction: '', network: 'eip155:8453' });
     const result = await payments.settlement.settle(request(target));
     if (result.kind !== 'final') throw new Error('expected a final answer');
     expect(result.answer.outcome).toBe('failed');
     expect(JSON.parse(result.answer.body)).toEqual({
       x402Version: 2,
-      error: { code: 'settlement_failed', message: expect.any(String), details: { paymentId: result.paymentId, reason: 'invalid_exact_evm_insufficient_balance' } },
+      error: { code: 'settlement_failed', message: expect.any(String), details: { paymentId: result.paymentId, reason: 'invalid_exact_evm_recipient_mismatch' } },
     });
-    expect(JSON.parse(Buffer.from(result.answer.paymentResponse, 'base64').toString('utf8'))).toMatchObject({ success: false, errorReason: 'invalid_exact_evm_insufficient_balance' });
+    expect(JSON.parse(Buffer.from(result.answer.paymentResponse, 'base64').toString('utf8'))).toMatchObject({ success: false, errorReason: 'invalid_exact_evm_recipient_mismatch' });
     expect(await payments.settlement.settle(request(target))).toEqual(result);
     expect(facilitator.calls.settle).toBe(1);
     expect(await recoveryJobs()).toEqual([]);
@@ -157,7 +157,7 @@ describe('settlement state machine', () => {
     expect(JSON.parse(Buffer.from(result.kind === 'pending' ? result.paymentResponse : '', 'base64').toString('utf8'))).toMatchObject({ success: false, errorReason: 'settlement_pending' });
     expect(await payments.settlement.settle(request(target))).toEqual(result);
     expect(facilitator.calls.settle).toBe(1);
-    const stored = await store.getPayment(result.paymentId);
+    const stored = await stores.payments.getPayment(result.paymentId);
     expect(stored?.state).toBe('pending');
     const answered = await settle().then((response) => response.transaction, () => '');
     expect(stored?.txHash).toBe(answered === '' ? null : answered);

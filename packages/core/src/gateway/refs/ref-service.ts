@@ -1,7 +1,9 @@
 import { randomBytes, randomId, isHexId } from '../../crypto/random';
 import { GatewayError } from '../../errors/gateway';
 import type { AuthenticatedMerchant } from '../merchants/account-service';
+import type { GatewayEvents } from '../gateway-events';
 import { epochSeconds, resolvePublicUrl, type GatewayServiceDeps } from '../service-deps';
+import type { GatewayStores } from '../store/gateway-stores';
 import type { RefRecord, RefStatus } from '../store/records';
 import { decodeRefCursor, encodeRefCursor } from './cursor';
 import { defaultRefLifetimeSeconds, type CreateRefRequest, type ListRefsRequest } from './schemas';
@@ -63,6 +65,14 @@ export interface RevokedRef {
   readonly revokedAt: number;
 }
 
+/** Dependencies of {@link createRefService}. */
+export interface RefServiceDeps extends GatewayServiceDeps {
+  /** `refs` for the refs, `merchants` for the payTo a ref is created on or listed for (owner, status, proof). */
+  readonly stores: Pick<GatewayStores, 'refs' | 'merchants'>;
+  /** Told `ref_revoked` after each successful revocation (`createGateway` passes its channel). */
+  readonly events?: Pick<GatewayEvents, 'emit'>;
+}
+
 /** Creates, reads, lists and revokes refs. Every merchant-scoped call answers `not_found` for another merchant's ref or payTo. */
 export interface RefService {
   /**
@@ -74,7 +84,7 @@ export interface RefService {
   getRef(refId: string): Promise<PublicRef>;
   /** @throws GatewayError `not_found` (payTo not the caller's), `invalid_request` (bad cursor). */
   listRefs(caller: AuthenticatedMerchant, query: ListRefsRequest): Promise<RefPage>;
-  /** Idempotent. @throws GatewayError `not_found`. */
+  /** Idempotent; emits `ref_revoked` once the store has revoked the ref. @throws GatewayError `not_found`. */
   revokeRef(caller: AuthenticatedMerchant, refId: string): Promise<RevokedRef>;
 }
 
@@ -105,23 +115,24 @@ function listItem(ref: RefRecord): RefListItem {
  * The ref half of the gateway API. A ref's snapshot is rendered once, stored as that exact JSON text,
  * and served from it ever after.
  *
- * @param deps - Store, keys (cursor MAC), networks, public URL, clock and randomness.
+ * @param deps - Ref and merchant stores, keys (cursor MAC), networks, public URL, clock, randomness and the event channel.
  * @returns The service.
  * @example
  * ```ts
- * import { createRefService } from '@tollgate/core';
- * const refs = createRefService({ store, keys, networks, publicUrl, clock });
+ * import { createGatewayEvents, createRefService, createSqlGatewayStores } from '@tollgate/core';
+ * const refs = createRefService({ stores: createSqlGatewayStores(sql), events: createGatewayEvents(), keys, networks, publicUrl, clock });
  * const { refId, snapshot } = await refs.createRef(caller, { payTo, network: 'base', asset: 'USDC', amount: '10000' });
  * ```
  */
-export function createRefService(deps: GatewayServiceDeps): RefService {
+export function createRefService(deps: RefServiceDeps): RefService {
   const random = deps.random ?? randomBytes;
+  const { refs, merchants } = deps.stores;
   const refUrl = (refId: string) => `${resolvePublicUrl(deps)}/ref/${refId}`;
 
   return {
     async createRef(caller, input) {
       const network = deps.networks.require(input.network);
-      const payTo = await deps.store.getPayTo(input.payTo);
+      const payTo = await merchants.getPayTo(input.payTo);
       if (payTo === undefined || payTo.merchantId !== caller.merchantId) throw payToNotFound(input.payTo);
       if (payTo.status === 'retired') throw new GatewayError('payto_revoked', 'This payTo was retired.', { details: { payTo: payTo.address } });
       // A contract wallet's owner on one chain says nothing about the same address on another chain.
@@ -147,7 +158,7 @@ export function createRefService(deps: GatewayServiceDeps): RefService {
         expiresAt,
       };
       const snapshotJson = JSON.stringify(snapshot);
-      const outcome = await deps.store.createRef({
+      const outcome = await refs.createRef({
         id: refId,
         merchantId: caller.merchantId,
         payTo: payTo.address,
@@ -177,17 +188,17 @@ export function createRefService(deps: GatewayServiceDeps): RefService {
 
     async getRef(refId) {
       if (!isHexId(refId, 16)) throw refNotFound();
-      const ref = await deps.store.getRef(refId);
+      const ref = await refs.getRef(refId);
       if (ref === undefined) throw refNotFound();
       return { refId: ref.id, refUrl: refUrl(ref.id), snapshot: JSON.parse(ref.snapshotJson) as RefSnapshot, status: ref.status };
     },
 
     async listRefs(caller, query) {
-      const payTo = await deps.store.getPayTo(query.pay_to);
+      const payTo = await merchants.getPayTo(query.pay_to);
       if (payTo === undefined || payTo.merchantId !== caller.merchantId) throw payToNotFound(query.pay_to);
       const scope = { merchantId: caller.merchantId, payTo: payTo.address };
       const position = query.cursor === undefined ? undefined : decodeRefCursor(deps.keys.cursor, scope, query.cursor);
-      const rows = await deps.store.listRefs({
+      const rows = await refs.listRefs({
         ...scope,
         limit: query.limit + 1,
         ...(position === undefined ? {} : { before: { createdAt: new Date(position.createdAtMs), refId: position.refId } }),
@@ -203,8 +214,9 @@ export function createRefService(deps: GatewayServiceDeps): RefService {
 
     async revokeRef(caller, refId) {
       if (!isHexId(refId, 16)) throw refNotFound();
-      const revoked = await deps.store.revokeRef({ merchantId: caller.merchantId, refId, now: new Date(deps.clock.now()) });
+      const revoked = await refs.revokeRef({ merchantId: caller.merchantId, refId, now: new Date(deps.clock.now()) });
       if (revoked === undefined || revoked.revokedAt === null) throw refNotFound();
+      deps.events?.emit({ type: 'ref_revoked', refId: revoked.id });
       return { refId: revoked.id, status: 'revoked', revokedAt: epochSeconds(revoked.revokedAt) };
     },
   };

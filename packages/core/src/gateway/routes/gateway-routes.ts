@@ -1,6 +1,7 @@
 import type { Route } from '../../http/types';
 import { createMemoryRateLimiter } from '../../storage/rate-limit/memory-rate-limiter';
 import type { RateLimiter } from '../../storage/rate-limit/rate-limiter';
+import { createGatewayEvents, type GatewayEvents } from '../gateway-events';
 import { createMerchantAccountService, type MerchantAccountService } from '../merchants/account-service';
 import { createRegistrationService, type RegistrationService } from '../merchants/registration-service';
 import type { WalletSignatureVerifier } from '../merchants/signature-verifier';
@@ -8,15 +9,22 @@ import type { PaymentOptions } from '../payments/payment-deps';
 import { createPayments, type Payments } from '../payments/payments';
 import { createRefService, type RefService } from '../refs/ref-service';
 import type { GatewayServiceDeps } from '../service-deps';
+import type { GatewayStores } from '../store/gateway-stores';
 import { createBearerAuth, type BearerAuth } from './bearer-auth';
 import { merchantRoutes } from './merchant-routes';
 import { defaultGatewayRateLimits, type GatewayRateLimits } from './rate-limit';
 import { receiveRoutes } from './receive-routes';
 import { refRoutes } from './ref-routes';
-import { statusForgettingStore } from './status-forgetting-store';
 
 /** Everything {@link createGateway} wires together. */
 export interface GatewayDeps extends GatewayServiceDeps {
+  /** The three stores over one database (`createSqlGatewayStores(sql)`). */
+  readonly stores: GatewayStores;
+  /**
+   * Where the services tell what they changed (`ref_revoked`, `payto_retired`). Default: a new channel.
+   * Pass one to listen as well (for example to log revocations).
+   */
+  readonly events?: GatewayEvents;
   readonly signatureVerifier: WalletSignatureVerifier;
   /** Limiter of the public routes (`createSqlRateLimiter` so that every instance shares the budget). */
   readonly rateLimiter: RateLimiter;
@@ -38,6 +46,8 @@ export interface Gateway {
   readonly accounts: MerchantAccountService;
   readonly refs: RefService;
   readonly auth: BearerAuth;
+  /** The channel the services emit on: `deps.events`, or the one created for this gateway. */
+  readonly events: GatewayEvents;
   /** Negotiation, settlement, receipts and recovery, when `deps.payments` was given. */
   readonly payments: Payments | undefined;
   /** Every merchant, ref and receive route; serve them with `defineRoutes({ routes, renderError: renderGatewayError })`. */
@@ -45,19 +55,21 @@ export interface Gateway {
 }
 
 /**
- * Wires the gateway's merchant, ref and payment features: services over one store, bearer auth, rate
- * limits (`/receive` per instance, in memory, unless `receiveRateLimiter` says otherwise) and routes. Mount the routes in a table whose `renderError` is `renderGatewayError`; with
- * `payments`, also run `payments.recovery.runJob` on the `gateway.settlement-recovery` queue and its two
- * sweeps periodically (see `createPayments`).
+ * Wires the gateway's merchant, ref and payment features: services over the stores each one needs, bearer
+ * auth, rate limits (`/receive` per instance, in memory, unless `receiveRateLimiter` says otherwise) and
+ * routes. The negotiation's status cache listens to `events`, so revoking a ref or retiring a payTo through
+ * this instance is seen by its next 402 at once. Mount the routes in a table whose `renderError` is
+ * `renderGatewayError`; with `payments`, also run `payments.recovery.runJob` on the
+ * `gateway.settlement-recovery` queue and its two sweeps periodically (see `createPayments`).
  *
- * @param deps - Store, keys, networks, public URL, clock, signature verifier, rate limiter and payments.
+ * @param deps - Stores, keys, networks, public URL, clock, signature verifier, rate limiter, events and payments.
  * @returns Services, auth and routes.
  * @example
  * ```ts
- * import { createGateway, createSqlGatewayStore, createSqlRateLimiter, createNetworkRegistry, createViemWalletSignatureVerifier,
+ * import { createGateway, createSqlGatewayStores, createSqlRateLimiter, createNetworkRegistry, createViemWalletSignatureVerifier,
  *   deriveGatewayKeys, defineRoutes, renderGatewayError, systemClock, toFetchHandler } from '@tollgate/core';
  * const gateway = createGateway({
- *   store: createSqlGatewayStore(sql), keys: deriveGatewayKeys(secret), networks: createNetworkRegistry(),
+ *   stores: createSqlGatewayStores(sql), keys: deriveGatewayKeys(secret), networks: createNetworkRegistry(),
  *   publicUrl: 'https://pay.example.com', clock: systemClock, signatureVerifier: createViemWalletSignatureVerifier(),
  *   rateLimiter: createSqlRateLimiter(sql, { clock: systemClock }),
  * });
@@ -65,9 +77,17 @@ export interface Gateway {
  * ```
  */
 export function createGateway(deps: GatewayDeps): Gateway {
+  const events = deps.events ?? createGatewayEvents();
   const payments = deps.payments === undefined ? undefined : createPayments({ ...deps, ...deps.payments });
-  // Revoking a ref or retiring a payTo through this instance is seen by its next negotiation at once.
-  const services = payments === undefined ? deps : { ...deps, store: statusForgettingStore(deps.store, payments.contexts) };
+  if (payments !== undefined) {
+    // Revoking a ref or retiring a payTo through this instance is seen by its next negotiation at once.
+    const { contexts } = payments;
+    events.subscribe((event) => {
+      if (event.type === 'ref_revoked') contexts.forgetRef(event.refId);
+      else if (event.type === 'payto_retired') contexts.forgetPayTo(event.address);
+    });
+  }
+  const services = { ...deps, events };
   const registration = createRegistrationService(services);
   const accounts = createMerchantAccountService(services);
   const refs = createRefService(services);
@@ -80,7 +100,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
       ? []
       : receiveRoutes({ payments, rateLimiter: deps.receiveRateLimiter ?? createMemoryRateLimiter({ clock: deps.clock, maxKeys: 50_000 }), rateLimit: rateLimits.receive })),
   ];
-  return { registration, accounts, refs, auth, payments, routes };
+  return { registration, accounts, refs, auth, events, payments, routes };
 }
 
 /**

@@ -3,6 +3,7 @@ import merchantsSql from './migrations/001_merchants.sql';
 import refsSql from './migrations/002_refs.sql';
 import paymentsSql from './migrations/003_payments.sql';
 import paymentRecoverySql from './migrations/004_payment_recovery.sql';
+import paymentEvidenceSql from './migrations/005_payment_evidence.sql';
 
 /**
  * The gateway's tables (`gateway_challenges`, `gateway_merchants`, `gateway_pay_tos`,
@@ -21,4 +22,5 @@ export const gatewayMigrations: MigrationSet = defineMigrations('gateway', {
   '002_refs.sql': refsSql,
   '003_payments.sql': paymentsSql,
   '004_payment_recovery.sql': paymentRecoverySql,
+  '005_payment_evidence.sql': paymentEvidenceSql,
 });

@@ -2,7 +2,7 @@ import type { NotificationJob } from '../notifications/notification-job';
 import type { PayToStatus, RefRecord, RefStatus } from './records';
 
 /**
- * The records of x402 payments the {@link GatewayStore} keeps (see `payments/` for the state machine).
+ * The records of x402 payments the {@link PaymentStore} keeps (see `payments/` for the state machine).
  *
  * @module
  */
@@ -45,6 +45,11 @@ export interface PaymentIdentityFields {
   readonly nonce: string;
   /** The authorization's `validBefore`, Unix seconds as a decimal string. */
   readonly validBefore: string;
+  /**
+   * The authorization's `validAfter`, Unix seconds as a decimal string (`null` only on payments claimed
+   * before it was recorded: their evidence is searched from block 0).
+   */
+  readonly validAfter: string | null;
   /** sha256 (hex) of the canonical JSON of the decoded payment payload. */
   readonly fingerprint: string;
 }
@@ -58,11 +63,8 @@ export interface PaymentRecord extends PaymentIdentityFields {
   readonly leaseUntil: Date | null;
   /** When settle was (about to be) called; never reset. */
   readonly settleStartedAt: Date | null;
-  /**
-   * The chain's head block (decimal) as known when settle was started: the evidence reader searches from
-   * a little below it. `null` when no RPC answered by then (or none is configured).
-   */
-  readonly settleHeadBlock: string | null;
+  /** How far the search for the payment's chain evidence got (see {@link EvidenceScan}). */
+  readonly evidence: EvidenceScan;
   /** Which recovery job is current while `pending` (see `settlementRecoveryJobKey`); 0 at first. */
   readonly recoveryGeneration: number;
   readonly txHash: string | null;
@@ -81,6 +83,19 @@ export interface PaymentRecord extends PaymentIdentityFields {
   readonly updatedAt: Date;
   /** When it became settled or failed. */
   readonly completedAt: Date | null;
+}
+
+/**
+ * The progress of a payment's chain-evidence search, kept on the row so that every attempt continues
+ * where the previous one stopped (block numbers; `null` while unknown).
+ */
+export interface EvidenceScan {
+  /** The first block whose timestamp is after the authorization's `validAfter`. */
+  readonly windowLow: bigint | null;
+  /** The last block whose timestamp is before `validBefore`, once the chain is past it. */
+  readonly windowHigh: bigint | null;
+  /** The blocks already searched: one inclusive range, `null` before the first search. */
+  readonly scanned: { readonly low: bigint; readonly high: bigint } | null;
 }
 
 /** A ref with the status of its payTo: everything a receive request checks, in one read. */
@@ -102,14 +117,14 @@ export interface NewPaymentClaim extends PaymentIdentityFields {
   readonly now: Date;
 }
 
-/** What {@link GatewayStore.claimPayment} did: created the claim, or found the payment holding the id or the authorization. */
+/** What {@link PaymentStore.claimPayment} did: created the claim, or found the payment holding the id or the authorization. */
 export type PaymentClaimOutcome =
   | { readonly kind: 'claimed'; readonly payment: PaymentRecord }
   | { readonly kind: 'existing'; readonly payment: PaymentRecord }
   /** Nothing holds the payment, and the ref is revoked or its payTo retired (or the ref is gone): no claim. */
   | { readonly kind: 'not_payable'; readonly status: PaymentStatus | undefined };
 
-/** How {@link GatewayStore.findPayment} looks a payment up: by id, else by its authorization. */
+/** How {@link PaymentStore.findPayment} looks a payment up: by id, else by its authorization. */
 export interface PaymentLookup {
   readonly paymentId: string;
   readonly chainId: number;
@@ -117,7 +132,7 @@ export interface PaymentLookup {
   readonly nonce: string;
 }
 
-/** A settled payment's receipt and answer, for {@link GatewayStore.completePayment}. */
+/** A settled payment's receipt and answer, for {@link PaymentStore.completePayment}. */
 export interface PaymentCompletion {
   readonly paymentId: string;
   readonly txHash: string;
@@ -131,7 +146,7 @@ export interface PaymentCompletion {
   readonly now: Date;
 }
 
-/** A final failure, for {@link GatewayStore.failPayment}. */
+/** A final failure, for {@link PaymentStore.failPayment}. */
 export interface PaymentFailure {
   readonly paymentId: string;
   readonly errorReason: string;

@@ -1,5 +1,5 @@
 /**
- * The records the {@link GatewayStore} keeps. Addresses are EIP-55 checksummed everywhere (callers
+ * The records the `MerchantStore` and `RefStore` keep. Addresses are EIP-55 checksummed everywhere (callers
  * normalise with viem's `getAddress` first), times are `Date`s with millisecond precision.
  *
  * @module

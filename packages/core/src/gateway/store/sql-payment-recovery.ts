@@ -8,7 +8,7 @@ import { frozenClock, paymentColumns, toPayment, type PaymentRow } from './sql-p
 const currentJobKey = `'recovery:' || p.payment_id || CASE WHEN p.recovery_generation = 0 THEN '' ELSE ':' || p.recovery_generation::text END`;
 
 /**
- * `GatewayStore.listStrandedPayments` in SQL: pending payments (partial index) whose current recovery
+ * `PaymentStore.listStrandedPayments` in SQL: pending payments (partial index) whose current recovery
  * job is neither pending nor running, found through the jobs' unique (queue, idempotency key) index.
  */
 export async function listStrandedPaymentsInSql(sql: SqlClient, params: { limit: number }): Promise<PaymentRecord[]> {
@@ -24,7 +24,7 @@ export async function listStrandedPaymentsInSql(sql: SqlClient, params: { limit:
 }
 
 /**
- * `GatewayStore.renewRecovery` in SQL: the generation moves on only from the one the caller saw (so
+ * `PaymentStore.renewRecovery` in SQL: the generation moves on only from the one the caller saw (so
  * concurrent sweeps renew once), and the new generation's job is enqueued in the same transaction.
  */
 export function renewRecoveryInSql(sql: SqlClient, params: { paymentId: string; generation: number; now: Date }): Promise<boolean> {

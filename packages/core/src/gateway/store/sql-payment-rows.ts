@@ -3,7 +3,8 @@ import type { PaymentRecord, PaymentState } from './payment-records';
 /** The columns of a `gateway_payments` row, in the order every payment query selects them. */
 export const paymentColumns = `payment_id, ref_id, merchant_id, network, chain_id, pay_to, payer, amount, nonce, valid_before, fingerprint,
   state, lease_token, lease_until, settle_started_at, tx_hash, block_number, receipt_hash, receipt, signed_receipt,
-  answer_outcome, answer_header, answer_body, error_reason, created_at, updated_at, completed_at, settle_head_block, recovery_generation`;
+  answer_outcome, answer_header, answer_body, error_reason, created_at, updated_at, completed_at, recovery_generation, valid_after,
+  evidence_window_low, evidence_window_high, evidence_scanned_low, evidence_scanned_high`;
 
 /** A `gateway_payments` row as the SQL client returns it (int8 as text, timestamptz as Date). */
 export interface PaymentRow {
@@ -34,8 +35,12 @@ export interface PaymentRow {
   created_at: Date;
   updated_at: Date;
   completed_at: Date | null;
-  settle_head_block: string | null;
   recovery_generation: number;
+  valid_after: string | null;
+  evidence_window_low: string | null;
+  evidence_window_high: string | null;
+  evidence_scanned_low: string | null;
+  evidence_scanned_high: string | null;
   [column: string]: unknown;
 }
 
@@ -52,6 +57,7 @@ export function toPayment(row: PaymentRow): PaymentRecord {
     amount: row.amount,
     nonce: row.nonce,
     validBefore: row.valid_before,
+    validAfter: row.valid_after,
     fingerprint: row.fingerprint,
     state: row.state,
     leaseToken: row.lease_token,
@@ -70,8 +76,15 @@ export function toPayment(row: PaymentRow): PaymentRecord {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     completedAt: row.completed_at,
-    settleHeadBlock: row.settle_head_block,
     recoveryGeneration: row.recovery_generation,
+    evidence: {
+      windowLow: row.evidence_window_low === null ? null : BigInt(row.evidence_window_low),
+      windowHigh: row.evidence_window_high === null ? null : BigInt(row.evidence_window_high),
+      scanned:
+        row.evidence_scanned_low === null || row.evidence_scanned_high === null
+          ? null
+          : { low: BigInt(row.evidence_scanned_low), high: BigInt(row.evidence_scanned_high) },
+    },
   };
 }
 

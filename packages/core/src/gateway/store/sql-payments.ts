@@ -3,19 +3,17 @@ import type { SqlClient } from '../../storage/sql-client';
 import { paymentNotificationJob } from '../notifications/notification-job';
 import { enqueueSettlementRecovery } from '../payments/recovery-job';
 import type {
+  EvidenceScan,
   NewPaymentClaim,
   PaymentClaimOutcome,
   PaymentCompletion,
   PaymentFailure,
   PaymentLookup,
   PaymentRecord,
-  PaymentStatus,
-  PaymentTarget,
   PaymentTransition,
 } from './payment-records';
-import type { PayToStatus, RefStatus } from './records';
 import { frozenClock, paymentColumns, toPayment, type PaymentRow } from './sql-payment-rows';
-import { refColumns, toRef, type RefRow } from './sql-rows';
+import { getPaymentStatusInSql } from './sql-refs';
 
 // The row holding the id wins over the row holding the authorization: a replay is recognised by its id.
 const findSql = `SELECT ${paymentColumns} FROM gateway_payments
@@ -25,48 +23,27 @@ const findSql = `SELECT ${paymentColumns} FROM gateway_payments
 // The claim is taken only while the ref is active and its payTo is not retired, read in the same
 // statement: no separate status read, and no window between checking and claiming.
 const insertSql = `INSERT INTO gateway_payments (payment_id, ref_id, merchant_id, network, chain_id, pay_to, payer, amount, nonce,
-    valid_before, fingerprint, state, lease_token, lease_until, created_at, updated_at)
-  SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'processing', $12, $13, $14, $14
+    valid_before, fingerprint, state, lease_token, lease_until, created_at, updated_at, valid_after)
+  SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'processing', $12, $13, $14, $14, $15
   FROM gateway_refs r JOIN gateway_pay_tos p ON p.address = r.pay_to
   WHERE r.id = $2 AND r.status = 'active' AND p.status = 'active'
   ON CONFLICT DO NOTHING
   RETURNING ${paymentColumns}`;
 
-/** `GatewayStore.getPaymentTarget` in SQL: the ref and its payTo's status, one indexed join. */
-export async function getPaymentTargetInSql(sql: SqlClient, refId: string): Promise<PaymentTarget | undefined> {
-  const { rows } = await sql.query<RefRow & { pay_to_status: PayToStatus }>(
-    `SELECT ${refColumns.split(', ').map((column) => `r.${column}`).join(', ')}, p.status AS pay_to_status
-     FROM gateway_refs r JOIN gateway_pay_tos p ON p.address = r.pay_to WHERE r.id = $1`,
-    [refId],
-  );
-  const row = rows[0];
-  return row === undefined ? undefined : { ref: toRef(row), payToStatus: row.pay_to_status };
-}
-
-/** `GatewayStore.getPaymentStatus` in SQL: two status columns, one indexed join. */
-export async function getPaymentStatusInSql(sql: SqlClient, refId: string): Promise<PaymentStatus | undefined> {
-  const { rows } = await sql.query<{ ref_status: RefStatus; pay_to_status: PayToStatus }>(
-    'SELECT r.status AS ref_status, p.status AS pay_to_status FROM gateway_refs r JOIN gateway_pay_tos p ON p.address = r.pay_to WHERE r.id = $1',
-    [refId],
-  );
-  const row = rows[0];
-  return row === undefined ? undefined : { refStatus: row.ref_status, payToStatus: row.pay_to_status };
-}
-
-/** `GatewayStore.findPayment` in SQL. */
+/** `PaymentStore.findPayment` in SQL. */
 export async function findPaymentInSql(sql: SqlClient, lookup: PaymentLookup): Promise<PaymentRecord | undefined> {
   const { rows } = await sql.query<PaymentRow>(findSql, [lookup.paymentId, lookup.chainId, lookup.payer, lookup.nonce]);
   return rows[0] === undefined ? undefined : toPayment(rows[0]);
 }
 
-/** `GatewayStore.getPayment` in SQL. */
+/** `PaymentStore.getPayment` in SQL. */
 export async function getPaymentInSql(sql: SqlClient, paymentId: string): Promise<PaymentRecord | undefined> {
   const { rows } = await sql.query<PaymentRow>(`SELECT ${paymentColumns} FROM gateway_payments WHERE payment_id = $1`, [paymentId]);
   return rows[0] === undefined ? undefined : toPayment(rows[0]);
 }
 
 /**
- * `GatewayStore.claimPayment` in SQL: `INSERT … SELECT … ON CONFLICT DO NOTHING` (a concurrent insert of
+ * `PaymentStore.claimPayment` in SQL: `INSERT … SELECT … ON CONFLICT DO NOTHING` (a concurrent insert of
  * the same id or authorization waits for the first to commit, then inserts nothing), then the holder is
  * read in a new snapshot. No holder and no insert means the ref or payTo is no longer payable (statuses
  * only ever move away from `active`); a holder released in between is retried.
@@ -87,6 +64,7 @@ export async function claimPaymentInSql(sql: SqlClient, claim: NewPaymentClaim):
     claim.leaseToken,
     claim.leaseUntil,
     claim.now,
+    claim.validAfter,
   ];
   for (let attempt = 0; attempt < 5; attempt++) {
     const inserted = await sql.query<PaymentRow>(insertSql, values);
@@ -99,17 +77,41 @@ export async function claimPaymentInSql(sql: SqlClient, claim: NewPaymentClaim):
   throw new Error('The payment claim kept conflicting with claims that were released at once.');
 }
 
-/** `GatewayStore.startSettle` in SQL. */
-export async function startSettleInSql(sql: SqlClient, params: { paymentId: string; leaseToken: string; headBlock: string | null; now: Date }): Promise<boolean> {
+/** `PaymentStore.startSettle` in SQL. */
+export async function startSettleInSql(sql: SqlClient, params: { paymentId: string; leaseToken: string; now: Date }): Promise<boolean> {
   const { rowCount } = await sql.query(
-    `UPDATE gateway_payments SET settle_started_at = COALESCE(settle_started_at, $3), settle_head_block = COALESCE(settle_head_block, $4::bigint), updated_at = $3
+    `UPDATE gateway_payments SET settle_started_at = COALESCE(settle_started_at, $3), updated_at = $3
      WHERE payment_id = $1 AND state = 'processing' AND lease_token = $2 AND lease_until > $3`,
-    [params.paymentId, params.leaseToken, params.now, params.headBlock],
+    [params.paymentId, params.leaseToken, params.now],
   );
   return rowCount === 1;
 }
 
-/** `GatewayStore.listAbandonedPayments` in SQL (served by the partial index on processing leases). */
+/** `PaymentStore.recordTxHash` in SQL: the first hash stays. */
+export async function recordTxHashInSql(sql: SqlClient, params: { paymentId: string; txHash: string; now: Date }): Promise<boolean> {
+  const { rowCount } = await sql.query(
+    `UPDATE gateway_payments SET tx_hash = $2, updated_at = $3
+     WHERE payment_id = $1 AND state IN ('processing', 'pending') AND tx_hash IS NULL`,
+    [params.paymentId, params.txHash, params.now],
+  );
+  return rowCount === 1;
+}
+
+/** `PaymentStore.recordEvidenceScan` in SQL: the window's bounds are kept once known, the scanned range is replaced. */
+export async function recordEvidenceScanInSql(sql: SqlClient, params: { paymentId: string; scan: EvidenceScan }): Promise<boolean> {
+  const { scan } = params;
+  const { rowCount } = await sql.query(
+    `UPDATE gateway_payments SET
+       evidence_window_low = COALESCE(evidence_window_low, $2::bigint),
+       evidence_window_high = COALESCE(evidence_window_high, $3::bigint),
+       evidence_scanned_low = $4::bigint, evidence_scanned_high = $5::bigint
+     WHERE payment_id = $1 AND state IN ('processing', 'pending')`,
+    [params.paymentId, scan.windowLow, scan.windowHigh, scan.scanned?.low ?? null, scan.scanned?.high ?? null],
+  );
+  return rowCount === 1;
+}
+
+/** `PaymentStore.listAbandonedPayments` in SQL (served by the partial index on processing leases). */
 export async function listAbandonedPaymentsInSql(sql: SqlClient, params: { now: Date; limit: number }): Promise<PaymentRecord[]> {
   const { rows } = await sql.query<PaymentRow>(
     `SELECT ${paymentColumns} FROM gateway_payments WHERE state = 'processing' AND lease_until <= $1 ORDER BY lease_until, payment_id LIMIT $2`,
@@ -118,7 +120,7 @@ export async function listAbandonedPaymentsInSql(sql: SqlClient, params: { now: 
   return rows.map(toPayment);
 }
 
-/** `GatewayStore.releasePayment` in SQL. */
+/** `PaymentStore.releasePayment` in SQL. */
 export async function releasePaymentInSql(sql: SqlClient, params: { paymentId: string; leaseToken: string }): Promise<boolean> {
   const { rowCount } = await sql.query(
     `DELETE FROM gateway_payments WHERE payment_id = $1 AND state = 'processing' AND lease_token = $2 AND settle_started_at IS NULL`,
@@ -127,7 +129,7 @@ export async function releasePaymentInSql(sql: SqlClient, params: { paymentId: s
   return rowCount === 1;
 }
 
-/** `GatewayStore.takeOverPayment` in SQL. */
+/** `PaymentStore.takeOverPayment` in SQL. */
 export async function takeOverPaymentInSql(
   sql: SqlClient,
   params: { paymentId: string; leaseToken: string; leaseUntil: Date; now: Date },
@@ -140,7 +142,7 @@ export async function takeOverPaymentInSql(
   return rows[0] === undefined ? undefined : toPayment(rows[0]);
 }
 
-/** `GatewayStore.markPaymentPending` in SQL: the transition and the recovery job in one transaction. */
+/** `PaymentStore.markPaymentPending` in SQL: the transition and the recovery job in one transaction. */
 export function markPaymentPendingInSql(sql: SqlClient, params: { paymentId: string; txHash: string | null; now: Date }): Promise<PaymentTransition | undefined> {
   return sql.transaction(async (tx) => {
     const moved = await tx.query<PaymentRow>(
@@ -166,7 +168,7 @@ export function markPaymentPendingInSql(sql: SqlClient, params: { paymentId: str
 }
 
 /**
- * `GatewayStore.completePayment` in SQL: the settled state, receipt and answer, and the notification job,
+ * `PaymentStore.completePayment` in SQL: the settled state, receipt and answer, and the notification job,
  * in one statement (a data-modifying CTE is atomic on its own, and one round trip instead of a
  * transaction's four matters on the settlement path). The job is inserted only when the payment moved,
  * with the fields `enqueuePaymentNotification` uses.
@@ -209,7 +211,7 @@ export async function completePaymentInSql(sql: SqlClient, completion: PaymentCo
   return current === undefined ? undefined : { changed: false, payment: current };
 }
 
-/** `GatewayStore.failPayment` in SQL. */
+/** `PaymentStore.failPayment` in SQL. */
 export async function failPaymentInSql(sql: SqlClient, failure: PaymentFailure): Promise<PaymentTransition | undefined> {
   const { answer } = failure;
   const moved = await sql.query<PaymentRow>(

@@ -1,6 +1,7 @@
 import type { SqlClient, SqlParam } from '../../storage/sql-client';
-import type { CreateRefOutcome, ListRefsQuery } from './gateway-store';
-import type { NewRefRecord, RefRecord } from './records';
+import type { PaymentStatus, PaymentTarget } from './payment-records';
+import type { NewRefRecord, PayToStatus, RefRecord, RefStatus } from './records';
+import type { CreateRefOutcome, ListRefsQuery } from './ref-store';
 import { refColumns, toRef, type RefRow } from './sql-rows';
 
 // ON CONFLICT names the partial unique index by its columns and predicate: a second active ref with
@@ -12,7 +13,7 @@ const insertRefSql = `
   RETURNING ${refColumns}`;
 
 /**
- * `GatewayStore.createRef` in SQL: in one transaction, a `FOR SHARE` lock on the payTo row (so a
+ * `RefStore.createRef` in SQL: in one transaction, a `FOR SHARE` lock on the payTo row (so a
  * concurrent retirement waits or is waited for), the ownership and status check, then the insert.
  *
  * @param sql - Database with the gateway migrations.
@@ -58,13 +59,13 @@ export function createRefInSql(sql: SqlClient, ref: NewRefRecord): Promise<Creat
   });
 }
 
-/** `GatewayStore.getRef` in SQL. */
+/** `RefStore.getRef` in SQL. */
 export async function getRefInSql(sql: SqlClient, id: string): Promise<RefRecord | undefined> {
   const { rows } = await sql.query<RefRow>(`SELECT ${refColumns} FROM gateway_refs WHERE id = $1`, [id]);
   return rows[0] === undefined ? undefined : toRef(rows[0]);
 }
 
-/** `GatewayStore.listRefs` in SQL: keyset pagination on `(created_at, id)`, newest first. */
+/** `RefStore.listRefs` in SQL: keyset pagination on `(created_at, id)`, newest first. */
 export async function listRefsInSql(sql: SqlClient, query: ListRefsQuery): Promise<RefRecord[]> {
   const params: SqlParam[] = [query.merchantId, query.payTo, query.limit];
   let after = '';
@@ -80,7 +81,7 @@ export async function listRefsInSql(sql: SqlClient, query: ListRefsQuery): Promi
   return rows.map(toRef);
 }
 
-/** `GatewayStore.revokeRef` in SQL: idempotent, keeps the first revocation time. */
+/** `RefStore.revokeRef` in SQL: idempotent, keeps the first revocation time. */
 export async function revokeRefInSql(sql: SqlClient, params: { merchantId: string; refId: string; now: Date }): Promise<RefRecord | undefined> {
   const { rows } = await sql.query<RefRow>(
     `UPDATE gateway_refs SET status = 'revoked', revoked_at = COALESCE(revoked_at, $3)
@@ -88,4 +89,25 @@ export async function revokeRefInSql(sql: SqlClient, params: { merchantId: strin
     [params.refId, params.merchantId, params.now],
   );
   return rows[0] === undefined ? undefined : toRef(rows[0]);
+}
+
+/** `RefStore.getPaymentTarget` in SQL: the ref and its payTo's status, one indexed join. */
+export async function getPaymentTargetInSql(sql: SqlClient, refId: string): Promise<PaymentTarget | undefined> {
+  const { rows } = await sql.query<RefRow & { pay_to_status: PayToStatus }>(
+    `SELECT ${refColumns.split(', ').map((column) => `r.${column}`).join(', ')}, p.status AS pay_to_status
+     FROM gateway_refs r JOIN gateway_pay_tos p ON p.address = r.pay_to WHERE r.id = $1`,
+    [refId],
+  );
+  const row = rows[0];
+  return row === undefined ? undefined : { ref: toRef(row), payToStatus: row.pay_to_status };
+}
+
+/** `RefStore.getPaymentStatus` in SQL: two status columns, one indexed join. */
+export async function getPaymentStatusInSql(sql: SqlClient, refId: string): Promise<PaymentStatus | undefined> {
+  const { rows } = await sql.query<{ ref_status: RefStatus; pay_to_status: PayToStatus }>(
+    'SELECT r.status AS ref_status, p.status AS pay_to_status FROM gateway_refs r JOIN gateway_pay_tos p ON p.address = r.pay_to WHERE r.id = $1',
+    [refId],
+  );
+  const row = rows[0];
+  return row === undefined ? undefined : { refStatus: row.ref_status, payToStatus: row.pay_to_status };
 }

@@ -1,5 +1,5 @@
 import type { SqlClient } from '../../storage/sql-client';
-import type { RegistrationOutcome, RegistrationRequest } from './gateway-store';
+import type { RegistrationOutcome, RegistrationRequest } from './merchant-store';
 import type { NewCredential } from './records';
 import { payToColumns, type PayToRow } from './sql-rows';
 
@@ -82,7 +82,7 @@ async function recoverMerchant(tx: SqlClient, request: RegistrationRequest, enro
 }
 
 /**
- * `GatewayStore.register` in SQL: one transaction that consumes the challenge, serialises on the payTo
+ * `MerchantStore.register` in SQL: one transaction that consumes the challenge, serialises on the payTo
  * with a transaction-scoped advisory lock (a row lock cannot protect a payTo that does not exist yet),
  * and then enrolls, recovers or attaches.
  *

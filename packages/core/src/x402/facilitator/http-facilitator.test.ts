@@ -8,6 +8,7 @@ import {
   FacilitatorProtocolError,
   FacilitatorUnavailableError,
   settlementOutcome,
+  payloadOnlyFailureReasons,
   type PaymentPayload,
   type PaymentRequirements,
 } from '../index';
@@ -129,7 +130,7 @@ describe('createHttpFacilitator: verdicts are data', () => {
   it('surfaces settlement_pending with its hash, even on a 5xx', async () => {
     const pending = { success: false, errorReason: 'settlement_pending', transaction: txHash, network: 'eip155:8453' };
     handler = json(200, pending);
-    expect(settlementOutcome(await createHttpFacilitator({ url }).settle(payload, requirements))).toEqual({ status: 'pending', transaction: txHash });
+    expect(settlementOutcome(await createHttpFacilitator({ url }).settle(payload, requirements))).toEqual({ status: 'pending', transaction: txHash, errorReason: 'settlement_pending' });
     handler = json(504, pending);
     expect(await createHttpFacilitator({ url }).settle(payload, requirements)).toMatchObject({ errorReason: 'settlement_pending', transaction: txHash });
   });
@@ -229,14 +230,30 @@ describe('createHttpFacilitator: malformed answers', () => {
 describe('settlementOutcome', () => {
   it('tells settled, pending and failed apart', () => {
     expect(settlementOutcome({ success: true, transaction: txHash, network: 'eip155:8453', payer: '0xp' })).toEqual({ status: 'settled', transaction: txHash, payer: '0xp' });
-    expect(settlementOutcome({ success: false, errorReason: 'settlement_pending', transaction: '', network: 'eip155:8453' })).toEqual({ status: 'pending', transaction: '' });
-    expect(settlementOutcome({ success: false, errorReason: 'invalid_exact_evm_insufficient_balance', errorMessage: 'no funds', transaction: '', network: 'eip155:8453' })).toEqual({
+    expect(settlementOutcome({ success: false, errorReason: 'settlement_pending', transaction: '', network: 'eip155:8453' })).toEqual({ status: 'pending', transaction: '', errorReason: 'settlement_pending' });
+    expect(settlementOutcome({ success: false, errorReason: 'invalid_exact_evm_recipient_mismatch', errorMessage: 'wrong payee', transaction: '', network: 'eip155:8453' })).toEqual({
       status: 'failed',
-      errorReason: 'invalid_exact_evm_insufficient_balance',
-      errorMessage: 'no funds',
+      errorReason: 'invalid_exact_evm_recipient_mismatch',
+      errorMessage: 'wrong payee',
       transaction: '',
     });
-    expect(settlementOutcome({ success: false, transaction: '', network: 'eip155:8453' })).toMatchObject({ status: 'failed', errorReason: 'unexpected_settle_error' });
+  });
+
+  it('keeps every hash-less failure pending unless it refuses the payload itself: after settle, only the chain can tell', () => {
+    // @x402/evm 2.27 answers this with no hash when sending throws, also after the node accepted the transaction.
+    expect(settlementOutcome({ success: false, errorReason: 'invalid_exact_evm_transaction_failed', transaction: '', network: 'eip155:8453' })).toEqual({
+      status: 'pending',
+      transaction: '',
+      errorReason: 'invalid_exact_evm_transaction_failed',
+    });
+    // Balance and nonce verdicts depend on chain state: someone may have executed this very authorization.
+    for (const errorReason of ['invalid_exact_evm_insufficient_balance', 'invalid_exact_evm_nonce_already_used', 'invalid_exact_evm_payload_authorization_valid_before', 'a_reason_of_another_facilitator']) {
+      expect(settlementOutcome({ success: false, errorReason, transaction: '', network: 'eip155:8453' })).toMatchObject({ status: 'pending', errorReason });
+    }
+    expect(settlementOutcome({ success: false, transaction: '', network: 'eip155:8453' })).toMatchObject({ status: 'pending', errorReason: 'unexpected_settle_error' });
+    for (const errorReason of payloadOnlyFailureReasons) {
+      expect(settlementOutcome({ success: false, errorReason, transaction: '', network: 'eip155:8453' })).toMatchObject({ status: 'failed', errorReason });
+    }
   });
 
   it('keeps any failure that carries a transaction hash pending: only the chain can tell whether it lands', () => {

@@ -1,4 +1,5 @@
 export { type Facilitator, type SettlementOutcome, settlementOutcome } from './port';
+export { payloadOnlyFailureReasons, facilitatorRefusalKind } from './failure-reasons';
 export { createHttpFacilitator, type HttpFacilitatorOptions } from './http-facilitator';
 export {
   FacilitatorUnavailableError,

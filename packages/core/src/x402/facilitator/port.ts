@@ -1,3 +1,4 @@
+import { facilitatorRefusalKind } from './failure-reasons';
 import type { PaymentPayload, PaymentRequirements, SettleResponse, SupportedResponse, VerifyResponse } from '../wire';
 
 /**
@@ -14,10 +15,11 @@ import type { PaymentPayload, PaymentRequirements, SettleResponse, SupportedResp
  * - `settle` re-verifies and, when valid, broadcasts the EIP-3009 transfer and normally waits for its
  *   receipt. It is not idempotent as a call, but the transfer is: the authorization's nonce executes at
  *   most once on chain, so a repeated settle answers a failure (nonce already used) rather than paying
- *   twice. A thrown error, or any `{ success: false }` carrying a transaction hash (`settlement_pending`,
- *   but also a failure such as `invalid_exact_evm_transaction_state` that the official facilitator
- *   answers for a broadcast still unconfirmed), means the transfer may still land: keep the claim pending
- *   and finish from chain evidence (`settlementOutcome` tells the cases apart).
+ *   twice. A thrown error, any `{ success: false }` carrying a transaction hash, and any hash-less failure
+ *   that does not refuse the payload itself (the official facilitator answers
+ *   `invalid_exact_evm_transaction_failed` with no hash when sending throws, even after the node accepted
+ *   the transaction) mean the transfer may still land: keep the claim pending and finish from chain
+ *   evidence (`settlementOutcome` tells the cases apart).
  * - `requirements` are sent as given: pass the gateway's regenerated requirement, never the client's
  *   `accepted`.
  *
@@ -40,13 +42,14 @@ export interface Facilitator {
 
 /**
  * What a settle answer means for the payment:
- * - `settled`: the transfer is on chain (`transaction` is its hash);
- * - `pending`: the outcome is not known yet: `settlement_pending` (broadcast but not confirmed within the
- *   facilitator's wait; `transaction` is the hash when the facilitator sent one, else `''`), or any
- *   failure that carries a transaction hash (`errorReason` says which): a broadcast transaction may
- *   still be mined, and even a reverted one leaves the signed authorization executable until its
- *   `validBefore`, so only the chain can tell;
- * - `failed`: refused without a transaction: nothing happened on chain for this payload.
+ * - `settled`: the facilitator says the transfer is on chain (`transaction` is its hash);
+ * - `pending`: the outcome is not known yet: `settlement_pending`, any failure that carries a transaction
+ *   hash (a broadcast transaction may still be mined, and even a reverted one leaves the signed
+ *   authorization executable until its `validBefore`), and every hash-less failure whose reason is not a
+ *   refusal of the payload itself (`facilitatorRefusalKind`): the official facilitator answers
+ *   `invalid_exact_evm_transaction_failed` with an empty hash when sending throws, also after the node
+ *   accepted the transaction. Only the chain can tell;
+ * - `failed`: refused for the payload itself before any broadcast: nothing happened on chain.
  */
 export type SettlementOutcome =
   | { status: 'settled'; transaction: string; payer?: string }
@@ -54,11 +57,8 @@ export type SettlementOutcome =
   | { status: 'failed'; errorReason: string; errorMessage?: string; transaction: string; payer?: string };
 
 /**
- * Classifies a settle answer, surfacing `settlement_pending` (upstream x402 ≥ 2.23, and Tollgate's dev
- * facilitator, answer it with the hash when the receipt wait timed out after broadcast) and every other
- * failure that carries a transaction hash (x402 2.27 answers `invalid_exact_evm_transaction_state` with the
- * hash of a broadcast still unconfirmed) apart from a failure, so the caller records a pending claim
- * instead of a final failure.
+ * Classifies a settle answer (see {@link SettlementOutcome}): a failure is final only when it refuses
+ * the payload itself; everything else after a settle call is pending until chain evidence decides.
  *
  * @param response - The facilitator's settle answer.
  * @returns The outcome.
@@ -73,11 +73,11 @@ export type SettlementOutcome =
 export function settlementOutcome(response: SettleResponse): SettlementOutcome {
   const payer = response.payer === undefined ? {} : { payer: response.payer };
   if (response.success) return { status: 'settled', transaction: response.transaction, ...payer };
-  if (response.errorReason === 'settlement_pending') return { status: 'pending', transaction: response.transaction, ...payer };
-  if (response.transaction !== '') return { status: 'pending', transaction: response.transaction, errorReason: response.errorReason ?? 'unexpected_settle_error', ...payer };
+  const errorReason = response.errorReason ?? 'unexpected_settle_error';
+  if (response.transaction !== '' || facilitatorRefusalKind(errorReason) === 'chain') return { status: 'pending', transaction: response.transaction, errorReason, ...payer };
   return {
     status: 'failed',
-    errorReason: response.errorReason ?? 'unexpected_settle_error',
+    errorReason,
     ...(response.errorMessage === undefined ? {} : { errorMessage: response.errorMessage }),
     transaction: response.transaction,
     ...payer,

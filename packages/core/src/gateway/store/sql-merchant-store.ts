@@ -1,23 +1,7 @@
 import type { SqlClient } from '../../storage/sql-client';
-import type { GatewayStore } from './gateway-store';
+import type { MerchantStore } from './merchant-store';
 import type { MerchantRecord } from './records';
 import { registerInSql } from './sql-registration';
-import {
-  claimPaymentInSql,
-  completePaymentInSql,
-  failPaymentInSql,
-  findPaymentInSql,
-  getPaymentInSql,
-  getPaymentStatusInSql,
-  getPaymentTargetInSql,
-  listAbandonedPaymentsInSql,
-  markPaymentPendingInSql,
-  releasePaymentInSql,
-  startSettleInSql,
-  takeOverPaymentInSql,
-} from './sql-payments';
-import { listStrandedPaymentsInSql, renewRecoveryInSql } from './sql-payment-recovery';
-import { createRefInSql, getRefInSql, listRefsInSql, revokeRefInSql } from './sql-refs';
 import {
   challengeColumns,
   payToColumns,
@@ -30,25 +14,23 @@ import {
 } from './sql-rows';
 
 /**
- * The {@link GatewayStore} on PostgreSQL (PGlite or a server) through the `SqlClient` port. Every
+ * The {@link MerchantStore} on PostgreSQL (PGlite or a server) through the `SqlClient` port. Every
  * atomic step is one statement or one transaction in SQL (see the port's contract), so any number of
  * gateway instances can share the database.
- *
- * Payment transitions that enqueue jobs (the settlement-recovery job, the merchant notification) write
- * them to `tollgate_jobs` in the same transaction, stamped with the transition's `now`.
  *
  * @param sql - Database with `coreMigrations` and `gatewayMigrations` applied.
  * @returns The store.
  * @example
  * ```ts
- * import { createSqlGatewayStore, gatewayMigrations, runMigrations } from '@tollgate/core';
+ * import { coreMigrations, createSqlMerchantStore, gatewayMigrations, runMigrations } from '@tollgate/core';
  * import { createPgliteClient } from '@tollgate/core/pglite';
  * const sql = await createPgliteClient({ dataDir: './data' });
+ * await runMigrations(sql, coreMigrations);
  * await runMigrations(sql, gatewayMigrations);
- * const store = createSqlGatewayStore(sql);
+ * const merchants = createSqlMerchantStore(sql);
  * ```
  */
-export function createSqlGatewayStore(sql: SqlClient): GatewayStore {
+export function createSqlMerchantStore(sql: SqlClient): MerchantStore {
   return {
     async insertChallenge(challenge) {
       await sql.query(
@@ -163,24 +145,5 @@ export function createSqlGatewayStore(sql: SqlClient): GatewayStore {
       );
       return rows[0] === undefined ? undefined : toPayTo(rows[0]);
     },
-
-    createRef: (ref) => createRefInSql(sql, ref),
-    getRef: (id) => getRefInSql(sql, id),
-    listRefs: (query) => listRefsInSql(sql, query),
-    revokeRef: (params) => revokeRefInSql(sql, params),
-    getPaymentTarget: (refId) => getPaymentTargetInSql(sql, refId),
-    getPaymentStatus: (refId) => getPaymentStatusInSql(sql, refId),
-    listAbandonedPayments: (params) => listAbandonedPaymentsInSql(sql, params),
-    claimPayment: (claim) => claimPaymentInSql(sql, claim),
-    findPayment: (lookup) => findPaymentInSql(sql, lookup),
-    getPayment: (paymentId) => getPaymentInSql(sql, paymentId),
-    startSettle: (params) => startSettleInSql(sql, params),
-    releasePayment: (params) => releasePaymentInSql(sql, params),
-    takeOverPayment: (params) => takeOverPaymentInSql(sql, params),
-    listStrandedPayments: (params) => listStrandedPaymentsInSql(sql, params),
-    renewRecovery: (params) => renewRecoveryInSql(sql, params),
-    markPaymentPending: (params) => markPaymentPendingInSql(sql, params),
-    completePayment: (completion) => completePaymentInSql(sql, completion),
-    failPayment: (failure) => failPaymentInSql(sql, failure),
   };
 }

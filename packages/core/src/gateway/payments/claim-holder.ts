@@ -1,0 +1,164 @@
+import { GatewayError } from '../../errors/gateway';
+import { facilitatorRefusalKind } from '../../x402/facilitator/failure-reasons';
+import { settlementOutcome } from '../../x402/facilitator/port';
+import type { PaymentPayload } from '../../x402/wire';
+import type { PaymentRecord } from '../store/payment-records';
+import type { PaymentContext } from './payment-context';
+import type { PaymentDeps, PaymentEvent } from './payment-deps';
+import type { SettlementEvidenceVerdict } from './payment-evidence';
+import type { ReceiptIssuer } from './receipt-issuer';
+import type { SettlementRecovery } from './recovery';
+
+/**
+ * Where a settlement goes next (see `createSettlement`'s loop): take the claim, follow an earlier
+ * submission, do the claim holder's work, or answer.
+ */
+export type SettlementStep =
+  | { readonly kind: 'claim' }
+  | { readonly kind: 'follow'; readonly payment: PaymentRecord }
+  | { readonly kind: 'run'; readonly payment: PaymentRecord; readonly leaseToken: string }
+  | { readonly kind: 'done'; readonly payment: PaymentRecord };
+
+/** The claim holder's work: facilitator verify, settle, and recording the outcome exactly once. */
+export interface ClaimHolder {
+  run(payment: PaymentRecord, leaseToken: string, payload: PaymentPayload, context: PaymentContext): Promise<SettlementStep>;
+  /** Gives up a claim whose settle never started (nothing can be on chain for it). */
+  release(payment: PaymentRecord, leaseToken: string, reason: string): Promise<void>;
+}
+
+type EventType = PaymentEvent['type'];
+
+/**
+ * Creates the claim holder's work. The chain is consulted wherever a facilitator's word could hide a
+ * transfer that happened: a verify refusal that does not refuse the payload itself (a payment executed
+ * elsewhere first answers "nonce already used"), every settle failure but a payload refusal, and — unless
+ * `confirmTransfers` is off — a settle success, whose transaction must hold this authorization's transfer
+ * before a receipt is signed.
+ *
+ * @param deps - Payment dependencies plus the receipt issuer and recovery.
+ * @returns The claim holder.
+ *
+ * @example
+ * ```ts
+ * import { createClaimHolder } from '@tollgate/core';
+ * const holder = createClaimHolder({ ...deps, issuer, recovery });
+ * const next = await holder.run(payment, leaseToken, payload, context);
+ * ```
+ */
+export function createClaimHolder(deps: PaymentDeps & { readonly issuer: ReceiptIssuer; readonly recovery: SettlementRecovery }): ClaimHolder {
+  const { payments } = deps.stores;
+  const { issuer, recovery } = deps;
+  const now = () => new Date(deps.clock.now());
+  const event = (type: EventType, payment: PaymentRecord, extra: { txHash?: string; reason?: string } = {}) =>
+    deps.onEvent?.({ type, paymentId: payment.paymentId, refId: payment.refId, ...extra });
+
+  async function release(payment: PaymentRecord, leaseToken: string, reason: string): Promise<void> {
+    await payments.releasePayment({ paymentId: payment.paymentId, leaseToken });
+    event('released', payment, { reason });
+  }
+
+  /** Settle may have run, or the chain shows the authorization used: from now on only the chain decides. */
+  async function markPending(payment: PaymentRecord, txHash: string | null, reason: string): Promise<SettlementStep> {
+    const pending = await payments.markPaymentPending({ paymentId: payment.paymentId, txHash, now: now() });
+    if (pending?.changed) event('pending', payment, { reason, ...(txHash === null ? {} : { txHash }) });
+    // The transfer is often already mined (the facilitator only missed the receipt): finish it now.
+    return { kind: 'done', payment: await recovery.resolve(pending?.payment ?? payment) };
+  }
+
+  /**
+   * A verify refusal that may mean "already executed": the chain says whether this authorization's
+   * transfer happened (then the payment is settled, with its receipt), whether it can never happen
+   * (canceled: failed), or that it has not happened (the refusal stands and the claim is released, so
+   * the payer may retry).
+   */
+  async function checkRefusal(payment: PaymentRecord, leaseToken: string, reason: string, verdict: SettlementEvidenceVerdict): Promise<SettlementStep> {
+    const refused = () =>
+      new GatewayError('payment_verification_failed', `The facilitator refused the payment (${reason}).`, {
+        details: { field: 'facilitator', reason, paymentId: payment.paymentId },
+      });
+    switch (verdict.status) {
+      case 'settled':
+        return { kind: 'done', payment: await recovery.apply(payment, verdict) };
+      case 'failed':
+        if (verdict.reason !== 'authorization_expired') return { kind: 'done', payment: await recovery.apply(payment, verdict) };
+        await release(payment, leaseToken, reason);
+        throw refused();
+      case 'unknown':
+        if (verdict.reason === 'searching' || verdict.reason === 'evidence_missing') return markPending(payment, null, 'executed_before_settle');
+        await release(payment, leaseToken, reason);
+        if (verdict.reason === 'rpc_unavailable') {
+          throw new GatewayError('rpc_unavailable', `The facilitator refused the payment (${reason}) and the chain cannot be read to tell whether it was already executed; retry the same payment later.`, {
+            details: { reason, paymentId: payment.paymentId },
+            retryAfterSeconds: 5,
+          });
+        }
+        throw refused();
+    }
+  }
+
+  async function finish(payment: PaymentRecord, context: PaymentContext, txHash: string): Promise<SettlementStep> {
+    // Kept on the row before anything else, so a crash from here on cannot lose the hash.
+    const [, confirmation] = await Promise.all([
+      payments.recordTxHash({ paymentId: payment.paymentId, txHash, now: now() }),
+      deps.confirmTransfers === false ? Promise.resolve(undefined) : recovery.confirmTransfer(payment, txHash),
+    ]);
+    if (confirmation?.status === 'unconfirmed') return markPending(payment, txHash, `settlement_${confirmation.reason}`);
+    const blockNumber = confirmation?.status === 'confirmed' ? { blockNumber: confirmation.blockNumber } : {};
+    const completion = await issuer.completion({ payment, ref: context.ref, network: context.network, txHash, ...blockNumber, now: now() });
+    const done = await payments.completePayment(completion);
+    if (done?.changed) event('settled', payment, { txHash });
+    return { kind: 'done', payment: done?.payment ?? payment };
+  }
+
+  return {
+    release,
+    async run(payment, leaseToken, payload, context) {
+      const facilitator = deps.facilitator;
+      if (facilitator === undefined) throw new Error('A claim holder needs a facilitator.');
+      let verdict;
+      try {
+        verdict = await facilitator.verify(payload, context.requirements);
+      } catch (error) {
+        await release(payment, leaseToken, 'facilitator_unavailable');
+        throw error;
+      }
+      if (!verdict.isValid) {
+        const reason = verdict.invalidReason ?? 'invalid_payment';
+        if (facilitatorRefusalKind(reason) === 'payload') {
+          await release(payment, leaseToken, reason);
+          throw new GatewayError('payment_verification_failed', `The facilitator refused the payment (${reason}).`, {
+            details: { field: 'facilitator', reason, paymentId: payment.paymentId },
+          });
+        }
+        return checkRefusal(payment, leaseToken, reason, await recovery.inspect(payment));
+      }
+      // Recorded only once verify passed, so a claim whose holder dies while verifying is taken over and
+      // settled normally; from here on settle may run, and it never runs twice.
+      if (!(await payments.startSettle({ paymentId: payment.paymentId, leaseToken, now: now() }))) {
+        // The lease ended while verifying and someone else holds the claim now.
+        const current = await payments.getPayment(payment.paymentId);
+        return current === undefined ? { kind: 'claim' } : { kind: 'follow', payment: current };
+      }
+      let response;
+      try {
+        response = await facilitator.settle(payload, context.requirements);
+      } catch (error) {
+        // No answer after settle: the transfer may be on chain. Never settle again; the chain decides.
+        return markPending(payment, null, error instanceof Error ? error.name : 'settle_error');
+      }
+      const outcome = settlementOutcome(response);
+      switch (outcome.status) {
+        case 'settled':
+          return finish(payment, context, outcome.transaction);
+        case 'pending':
+          return markPending(payment, outcome.transaction === '' ? null : outcome.transaction, outcome.errorReason ?? 'settlement_pending');
+        case 'failed': {
+          const answer = issuer.failure({ payment, network: context.network, reason: outcome.errorReason, message: `Settlement failed (${outcome.errorReason}).`, txHash: null });
+          const failed = await payments.failPayment({ paymentId: payment.paymentId, errorReason: outcome.errorReason, txHash: null, answer, now: now() });
+          if (failed?.changed) event('failed', payment, { reason: outcome.errorReason });
+          return { kind: 'done', payment: failed?.payment ?? payment };
+        }
+      }
+    },
+  };
+}
