@@ -11,17 +11,30 @@ import type { SettlementRecovery } from './recovery';
 
 /**
  * Where a settlement goes next (see `createSettlement`'s loop): take the claim, follow an earlier
- * submission, do the claim holder's work, or answer.
+ * submission, do the claim holder's work (`run`, `settle`, `refused`), or answer.
  */
 export type SettlementStep =
   | { readonly kind: 'claim' }
   | { readonly kind: 'follow'; readonly payment: PaymentRecord }
+  /** A claim whose verify has not run (taken over): verify, mark, settle. */
   | { readonly kind: 'run'; readonly payment: PaymentRecord; readonly leaseToken: string }
+  /** A claim taken with its settle mark after verify passed: settle. */
+  | { readonly kind: 'settle'; readonly payment: PaymentRecord }
+  /** A claim taken after verify refused the payment with `reason`. */
+  | { readonly kind: 'refused'; readonly payment: PaymentRecord; readonly leaseToken: string; readonly reason: string }
   | { readonly kind: 'done'; readonly payment: PaymentRecord };
 
 /** The claim holder's work: facilitator verify, settle, and recording the outcome exactly once. */
 export interface ClaimHolder {
+  /** For a claim whose verify has not run (taken over from a holder that died before settle): verify, mark, settle. */
   run(payment: PaymentRecord, leaseToken: string, payload: PaymentPayload, context: PaymentContext): Promise<SettlementStep>;
+  /** For a claim taken with its settle mark after verify passed: settle and record the outcome. */
+  settle(payment: PaymentRecord, payload: PaymentPayload, context: PaymentContext): Promise<SettlementStep>;
+  /**
+   * For a claim taken after the facilitator's verify refused the payment with `reason`: a refusal of the
+   * payload releases the claim and is thrown; any other refusal asks the chain first.
+   */
+  refused(payment: PaymentRecord, leaseToken: string, reason: string): Promise<SettlementStep>;
   /** Gives up a claim whose settle never started (nothing can be on chain for it). */
   release(payment: PaymentRecord, leaseToken: string, reason: string): Promise<void>;
 }
@@ -97,21 +110,60 @@ export function createClaimHolder(deps: PaymentDeps & { readonly issuer: Receipt
   }
 
   async function finish(payment: PaymentRecord, context: PaymentContext, txHash: string): Promise<SettlementStep> {
-    // Kept on the row before anything else, so a crash from here on cannot lose the hash.
-    const [, confirmation] = await Promise.all([
+    // Overlapped: the hash is kept on the row (a crash from here on cannot lose it), the chain is asked
+    // whether the transaction holds this transfer, and the receipt is signed meanwhile.
+    const [, confirmation, completion] = await Promise.all([
       payments.recordTxHash({ paymentId: payment.paymentId, txHash, now: now() }),
       deps.confirmTransfers === false ? Promise.resolve(undefined) : recovery.confirmTransfer(payment, txHash),
+      issuer.completion({ payment, ref: context.ref, network: context.network, txHash, now: now() }),
     ]);
+    // Not backed by the chain: no receipt on the facilitator's word; chain evidence decides.
     if (confirmation?.status === 'unconfirmed') return markPending(payment, txHash, `settlement_${confirmation.reason}`);
-    const blockNumber = confirmation?.status === 'confirmed' ? { blockNumber: confirmation.blockNumber } : {};
-    const completion = await issuer.completion({ payment, ref: context.ref, network: context.network, txHash, ...blockNumber, now: now() });
     const done = await payments.completePayment(completion);
     if (done?.changed) event('settled', payment, { txHash });
     return { kind: 'done', payment: done?.payment ?? payment };
   }
 
+  async function refused(payment: PaymentRecord, leaseToken: string, reason: string): Promise<SettlementStep> {
+    if (facilitatorRefusalKind(reason) === 'payload') {
+      await release(payment, leaseToken, reason);
+      throw new GatewayError('payment_verification_failed', `The facilitator refused the payment (${reason}).`, {
+        details: { field: 'facilitator', reason, paymentId: payment.paymentId },
+      });
+    }
+    return checkRefusal(payment, leaseToken, reason, await recovery.inspect(payment));
+  }
+
+  /** Settle is called once, its settle mark already recorded: from here on only the outcome is written. */
+  async function settle(payment: PaymentRecord, payload: PaymentPayload, context: PaymentContext): Promise<SettlementStep> {
+    const facilitator = deps.facilitator;
+    if (facilitator === undefined) throw new Error('A claim holder needs a facilitator.');
+    let response;
+    try {
+      response = await facilitator.settle(payload, context.requirements);
+    } catch (error) {
+      // No answer after settle: the transfer may be on chain. Never settle again; the chain decides.
+      return markPending(payment, null, error instanceof Error ? error.name : 'settle_error');
+    }
+    const outcome = settlementOutcome(response);
+    switch (outcome.status) {
+      case 'settled':
+        return finish(payment, context, outcome.transaction);
+      case 'pending':
+        return markPending(payment, outcome.transaction === '' ? null : outcome.transaction, outcome.errorReason ?? 'settlement_pending');
+      case 'failed': {
+        const answer = issuer.failure({ payment, network: context.network, reason: outcome.errorReason, message: `Settlement failed (${outcome.errorReason}).`, txHash: null });
+        const failed = await payments.failPayment({ paymentId: payment.paymentId, errorReason: outcome.errorReason, txHash: null, answer, now: now() });
+        if (failed?.changed) event('failed', payment, { reason: outcome.errorReason });
+        return { kind: 'done', payment: failed?.payment ?? payment };
+      }
+    }
+  }
+
   return {
     release,
+    refused,
+    settle,
     async run(payment, leaseToken, payload, context) {
       const facilitator = deps.facilitator;
       if (facilitator === undefined) throw new Error('A claim holder needs a facilitator.');
@@ -122,16 +174,7 @@ export function createClaimHolder(deps: PaymentDeps & { readonly issuer: Receipt
         await release(payment, leaseToken, 'facilitator_unavailable');
         throw error;
       }
-      if (!verdict.isValid) {
-        const reason = verdict.invalidReason ?? 'invalid_payment';
-        if (facilitatorRefusalKind(reason) === 'payload') {
-          await release(payment, leaseToken, reason);
-          throw new GatewayError('payment_verification_failed', `The facilitator refused the payment (${reason}).`, {
-            details: { field: 'facilitator', reason, paymentId: payment.paymentId },
-          });
-        }
-        return checkRefusal(payment, leaseToken, reason, await recovery.inspect(payment));
-      }
+      if (!verdict.isValid) return refused(payment, leaseToken, verdict.invalidReason ?? 'invalid_payment');
       // Recorded only once verify passed, so a claim whose holder dies while verifying is taken over and
       // settled normally; from here on settle may run, and it never runs twice.
       if (!(await payments.startSettle({ paymentId: payment.paymentId, leaseToken, now: now() }))) {
@@ -139,26 +182,7 @@ export function createClaimHolder(deps: PaymentDeps & { readonly issuer: Receipt
         const current = await payments.getPayment(payment.paymentId);
         return current === undefined ? { kind: 'claim' } : { kind: 'follow', payment: current };
       }
-      let response;
-      try {
-        response = await facilitator.settle(payload, context.requirements);
-      } catch (error) {
-        // No answer after settle: the transfer may be on chain. Never settle again; the chain decides.
-        return markPending(payment, null, error instanceof Error ? error.name : 'settle_error');
-      }
-      const outcome = settlementOutcome(response);
-      switch (outcome.status) {
-        case 'settled':
-          return finish(payment, context, outcome.transaction);
-        case 'pending':
-          return markPending(payment, outcome.transaction === '' ? null : outcome.transaction, outcome.errorReason ?? 'settlement_pending');
-        case 'failed': {
-          const answer = issuer.failure({ payment, network: context.network, reason: outcome.errorReason, message: `Settlement failed (${outcome.errorReason}).`, txHash: null });
-          const failed = await payments.failPayment({ paymentId: payment.paymentId, errorReason: outcome.errorReason, txHash: null, answer, now: now() });
-          if (failed?.changed) event('failed', payment, { reason: outcome.errorReason });
-          return { kind: 'done', payment: failed?.payment ?? payment };
-        }
-      }
+      return settle(payment, payload, context);
     },
   };
 }

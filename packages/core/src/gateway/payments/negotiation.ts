@@ -1,3 +1,5 @@
+import { GatewayError } from '../../errors/gateway';
+import { renderGatewayError } from '../../errors/render';
 import { encodeX402Header } from '../../x402/headers';
 import { declarePaymentIdentifier, PAYMENT_IDENTIFIER } from '../../x402/payment-identifier';
 import { buildPaymentRequired } from '../../x402/requirements';
@@ -74,20 +76,11 @@ export function createNegotiation(deps: PaymentDeps & { readonly contexts: Payme
         [TOLLGATE_OFFER]: tollgateOfferExtension(offer),
       },
     });
-    const body = JSON.stringify({
-      x402Version: 2,
-      error: {
-        code: 'payment_required',
-        message: 'Payment required: pay with an x402 v2 client (PAYMENT-REQUIRED header) and retry with PAYMENT-SIGNATURE.',
-        details: {
-          refId: context.ref.id,
-          network: context.network.caip2,
-          amount: context.amount,
-          asset: context.requirements.asset,
-          payTo: context.requirements.payTo,
-        },
-      },
+    const required = new GatewayError('payment_required', 'Payment required: pay with an x402 v2 client (PAYMENT-REQUIRED header) and retry with PAYMENT-SIGNATURE.', {
+      details: { refId: context.ref.id, network: context.network.caip2, amount: context.amount, asset: context.requirements.asset, payTo: context.requirements.payTo },
     });
+    // Rendered like every gateway error, once per cached negotiation: the 402 serves this text as is.
+    const body = JSON.stringify(renderGatewayError(required).body);
     return { header: encodeX402Header(paymentRequired), body, paymentRequired, offerExpiry: expiry };
   }
 

@@ -1,3 +1,5 @@
+import { GatewayError } from '../../errors/gateway';
+import { renderGatewayError } from '../../errors/render';
 import { sha256 } from '../../crypto/hash';
 import { hexEncode } from '../../crypto/hex';
 import { utf8Encode } from '../../crypto/utf8';
@@ -105,15 +107,8 @@ export function createReceiptIssuer(deps: Pick<PaymentDeps, 'signer' | 'publicUr
         transaction: txHash ?? '',
         payer: payment.payer,
       });
-      const body = {
-        x402Version: 2,
-        error: {
-          code: 'settlement_failed',
-          message,
-          details: { paymentId: payment.paymentId, reason, ...(txHash === null ? {} : { transaction: txHash }) },
-        },
-      };
-      return { outcome: 'failed', paymentResponse: header, body: JSON.stringify(body) };
+      const failed = new GatewayError('settlement_failed', message, { details: { paymentId: payment.paymentId, reason, ...(txHash === null ? {} : { transaction: txHash }) } });
+      return { outcome: 'failed', paymentResponse: header, body: JSON.stringify(renderGatewayError(failed).body) };
     },
 
     pendingResponse({ payment, network }) {

@@ -231,7 +231,7 @@ describe('settlement state machine', () => {
     expect(facilitator.calls.settle).toBe(1);
   });
 
-  it('sweeps claims whose holder died: mid-settle ones turn pending with a recovery job, earlier ones are released', async () => {
+  it('sweeps claims whose holder died mid-settle: they turn pending with a recovery job; a request still verifying holds no claim', async () => {
     const payments = paymentsWith();
     const settling = await paymentForNewRef();
     const verifying = await paymentForNewRef();
@@ -246,7 +246,7 @@ describe('settlement state machine', () => {
 
     expect(await payments.recovery.sweepAbandoned()).toBe(0);
     clock.advance(payments.settings.leaseMs);
-    expect(await payments.recovery.sweepAbandoned()).toBe(2);
+    expect(await payments.recovery.sweepAbandoned()).toBe(1);
     expect(await payments.recovery.sweepAbandoned()).toBe(0);
     const { rows } = await database.sql.query<{ payment_id: string; state: string }>('SELECT payment_id, state FROM gateway_payments');
     expect(rows.map((row) => row.state)).toEqual(['pending']);

@@ -2,6 +2,7 @@ import { randomId } from '../../crypto/random';
 import { GatewayError } from '../../errors/gateway';
 import { PaymentVerificationError } from '../../x402/errors';
 import { decodePaymentSignatureHeader } from '../../x402/headers';
+import { facilitatorRefusalKind } from '../../x402/facilitator/failure-reasons';
 import { extractPaymentIdentifier } from '../../x402/payment-identifier';
 import type { PaymentPayload } from '../../x402/wire';
 import type { PaymentRecord, StoredSettlementAnswer } from '../store/payment-records';
@@ -52,9 +53,6 @@ export interface Settlement {
 /** How many times one request may start over from the claim (a claim released under it, a lease lost). */
 const maxClaims = 3;
 
-/** Lets queued I/O (a query just issued) go out before a stretch of CPU work. */
-const yieldToIo = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
-
 function conflict(paymentId: string, reason: 'payload_mismatch' | 'authorization_in_use' | 'other_ref'): GatewayError {
   const messages = {
     payload_mismatch: 'This payment id was already used with a different payment payload.',
@@ -69,19 +67,21 @@ function conflict(paymentId: string, reason: 'payload_mismatch' | 'authorization
  * one explicit loop over {@link SettlementStep}s, and only a return to `claim` counts against its
  * budget (three), so no path can spin:
  *
- * - `claim`: decode `PAYMENT-SIGNATURE`, resolve the ref and identify the payment; **claim** it with a
- *   lease by payment id and by the EIP-3009 payer and nonce, while checking it offline (ref payable,
- *   requirement regenerated and compared, authorization, signature, echoed offer) — both finish before
- *   any facilitator call. New → `run`; held by an earlier submission → `follow`.
- * - `follow`: the same payload gets the stored answer (also when the offline checks fail today because the
- *   ref expired or was revoked since: the transfer happened), waits for the submission in progress, takes
- *   over a claim whose holder died (`run`, or pending when its settle had started), or is refused with
- *   `conflict` when the payload, ref or amount differs; a claim released meanwhile → `claim`.
- * - `run` (`createClaimHolder`): facilitator verify; a refusal of the payload releases the claim, any other
- *   refusal asks the chain first (a payment executed elsewhere is settled with its receipt); settle mark;
- *   settle exactly once; the outcome is recorded once — settled (after the chain confirms the transfer),
- *   failed (a refusal of the payload before any broadcast), or pending (everything else: the chain decides,
- *   inline when it can, the recovery job otherwise).
+ * - `claim`: the payload is checked offline (ref payable, requirement regenerated and compared,
+ *   authorization, signature, echoed offer: a payload failing them never reaches the facilitator), then
+ *   the facilitator verifies it (no side effects), then it is **claimed** by payment id and by the EIP-3009
+ *   payer and nonce — with its settle mark in the same statement when verify passed (→ `settle`), without
+ *   it when verify refused it for a reason that may mean "already executed" (→ `refused`); a refusal of the
+ *   payload itself claims nothing. Held by an earlier submission → `follow`.
+ * - `follow`: the same payload gets the stored answer (also when the offline checks or the facilitator
+ *   fail today: the transfer happened), waits for the submission in progress, takes over a claim whose
+ *   holder died (`run`: verify again, mark, settle; or pending when its settle had started), or is
+ *   refused with `conflict` when the payload, ref or amount differs; a claim released meanwhile → `claim`.
+ * - `settle` / `refused` / `run` (`createClaimHolder`): settle exactly once and record the outcome once —
+ *   settled (after the chain confirms the transfer), failed (a refusal of the payload before any
+ *   broadcast), or pending (everything else: the chain decides, inline when it can, the recovery job
+ *   otherwise); a refusal that may mean "already executed" asks the chain (a payment executed elsewhere
+ *   is settled with its receipt, one not executed is refused and released).
  * - `done`: the payment's stored answer, or `settlement_pending`.
  *
  * @param deps - Payment dependencies plus the context resolver, receipt issuer and recovery.
@@ -119,50 +119,74 @@ export function createSettlement(
     };
   }
 
-  /** Takes the claim (overlapping the offline checks) or finds the submission that holds it. */
+  /**
+   * A submission: an earlier submission of it gets its answer (no facilitator call); otherwise the offline
+   * checks (a payload that fails them never reaches the facilitator), the facilitator's verify (no side
+   * effects), and the claim — taken with its settle mark when verify passed, so a new payment costs one
+   * write before settle.
+   */
   async function claim(payload: PaymentPayload, context: PaymentContext, identity: PaymentIdentity): Promise<SettlementStep> {
-    const leaseToken = randomId();
-    const now = deps.clock.now();
-    // The claim's round trip overlaps the offline checks (an EC recovery). The outcome is captured at
-    // once, so a store that fails immediately is never an unhandled rejection while the checks run.
-    const claiming = payments
-      .claimPayment({
-        ...identity,
-        refId: context.ref.id,
-        merchantId: context.ref.merchantId,
-        network: context.network.name,
-        payTo: context.ref.payTo,
-        amount: context.amount,
-        leaseToken,
-        leaseUntil: new Date(now + settings.leaseMs),
-        now: new Date(now),
-      })
-      .then(
-        (outcome) => ({ ok: true as const, outcome }),
-        (error: unknown) => ({ ok: false as const, error }),
-      );
-    await yieldToIo();
+    const facilitator = deps.facilitator;
+    if (facilitator === undefined) throw new Error('A claim needs a facilitator.');
+    // A replay is answered from the store without asking the facilitator: look it up (one indexed read)
+    // while the offline checks run. The outcome is captured at once, so a store that fails immediately is
+    // never an unhandled rejection while the checks run.
+    const finding = payments.findPayment(identity).then(
+      (payment) => ({ ok: true as const, payment }),
+      (error: unknown) => ({ ok: false as const, error }),
+    );
     let refusal: unknown;
     try {
       verifyNew(payload, context);
     } catch (error) {
       refusal = error;
     }
-    const claimed = await claiming;
-    if (!claimed.ok) throw claimed.error;
-    const outcome = claimed.outcome;
-    if (outcome.kind === 'existing') return { kind: 'follow', payment: outcome.payment };
-    if (refusal !== undefined) {
-      if (outcome.kind === 'claimed') await holder.release(outcome.payment, leaseToken, 'verification_failed');
-      throw refusal;
+    const found = await finding;
+    if (!found.ok) throw found.error;
+    if (found.payment !== undefined) return { kind: 'follow', payment: found.payment };
+    if (refusal !== undefined) throw refusal;
+    let verdict;
+    try {
+      verdict = await facilitator.verify(payload, context.requirements);
+    } catch (error) {
+      // An earlier submission's answer needs no facilitator.
+      return followOr(identity, error);
     }
+    const reason = verdict.isValid ? undefined : (verdict.invalidReason ?? 'invalid_payment');
+    if (reason !== undefined && facilitatorRefusalKind(reason) === 'payload') {
+      throw new GatewayError('payment_verification_failed', `The facilitator refused the payment (${reason}).`, {
+        details: { field: 'facilitator', reason, paymentId: identity.paymentId },
+      });
+    }
+    const leaseToken = randomId();
+    const now = deps.clock.now();
+    const outcome = await payments.claimPayment({
+      ...identity,
+      refId: context.ref.id,
+      merchantId: context.ref.merchantId,
+      network: context.network.name,
+      payTo: context.ref.payTo,
+      amount: context.amount,
+      leaseToken,
+      leaseUntil: new Date(now + settings.leaseMs),
+      now: new Date(now),
+      settleStarted: reason === undefined,
+    });
+    if (outcome.kind === 'existing') return { kind: 'follow', payment: outcome.payment };
     if (outcome.kind === 'not_payable') {
       // The statuses this request was checked with were stale: refuse exactly as a fresh read would.
       contexts.assertPayable({ ...context, refStatus: outcome.status?.refStatus ?? 'revoked', payToStatus: outcome.status?.payToStatus ?? context.payToStatus }, nowSeconds());
       throw new GatewayError('not_found', 'No such ref for this payTo.');
     }
     event(outcome.payment);
-    return { kind: 'run', payment: outcome.payment, leaseToken };
+    return reason === undefined ? { kind: 'settle', payment: outcome.payment } : { kind: 'refused', payment: outcome.payment, leaseToken, reason };
+  }
+
+  /** An earlier submission of this payment gets its answer; without one, `error` stands. */
+  async function followOr(identity: PaymentIdentity, error: unknown): Promise<SettlementStep> {
+    const existing = await payments.findPayment(identity);
+    if (existing === undefined) throw error;
+    return { kind: 'follow', payment: existing };
   }
 
   /** An earlier submission of this payment id or authorization exists: answer as it stands, wait for it, or take it over. */
@@ -207,13 +231,11 @@ export function createSettlement(
   }
 
   /** Without a facilitator nothing can be settled, but an earlier submission still gets its answer. */
-  async function withoutFacilitator(payload: PaymentPayload, context: PaymentContext, identity: PaymentIdentity): Promise<SettlementStep> {
+  function withoutFacilitator(payload: PaymentPayload, context: PaymentContext, identity: PaymentIdentity): Promise<SettlementStep> {
     try {
       verifyNew(payload, context);
     } catch (error) {
-      const existing = await payments.findPayment(identity);
-      if (existing === undefined) throw error;
-      return { kind: 'follow', payment: existing };
+      return followOr(identity, error);
     }
     throw new GatewayError('facilitator_unavailable', 'This gateway has no payment facilitator configured; it cannot settle payments.', {
       details: { reason: 'not_configured' },
@@ -235,6 +257,12 @@ export function createSettlement(
           break;
         case 'run':
           step = await holder.run(step.payment, step.leaseToken, payload, context);
+          break;
+        case 'settle':
+          step = await holder.settle(step.payment, payload, context);
+          break;
+        case 'refused':
+          step = await holder.refused(step.payment, step.leaseToken, step.reason);
           break;
         case 'done':
           return resultOf(step.payment, context);

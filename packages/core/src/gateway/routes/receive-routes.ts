@@ -1,3 +1,5 @@
+import { GatewayError, gatewayErrorCodes } from '../../errors/gateway';
+import { renderGatewayError } from '../../errors/render';
 import { cors } from '../../http/cors';
 import { route } from '../../http/routes';
 import type { HttpResponse, Middleware, Route } from '../../http/types';
@@ -17,6 +19,8 @@ export interface ReceiveRouteDeps {
 }
 
 const json = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' } as const;
+const paymentRequiredHeader = x402HeaderNames.paymentRequired.toLowerCase();
+const paymentResponseHeader = x402HeaderNames.paymentResponse.toLowerCase();
 
 /**
  * CORS of `/receive`: any origin (payers pay from any page), `PAYMENT-SIGNATURE` allowed in
@@ -28,28 +32,26 @@ export const receiveCors = cors({
   exposeHeaders: ['payment-required', 'payment-response', 'retry-after'],
 });
 
-/** The HTTP form of a settlement result (errors are thrown and rendered by the table). */
+/**
+ * The HTTP form of a settlement result: a final answer as stored (200 settled, or `settlement_failed`'s
+ * status from the gateway table), or `settlement_pending` rendered by the gateway renderer (its status,
+ * `Retry-After`), each with its `PAYMENT-RESPONSE`. Errors are thrown and rendered by the table.
+ */
 function settlementResponse(result: SettlementResult): HttpResponse {
   if (result.kind === 'final') {
     return {
-      status: result.answer.outcome === 'settled' ? 200 : 402,
-      headers: { ...json, [x402HeaderNames.paymentResponse.toLowerCase()]: result.answer.paymentResponse },
+      status: result.answer.outcome === 'settled' ? 200 : gatewayErrorCodes.settlement_failed.status,
+      headers: { ...json, [paymentResponseHeader]: result.answer.paymentResponse },
       body: result.answer.body,
     };
   }
-  const body = {
-    x402Version: 2,
-    error: {
-      code: 'settlement_pending',
-      message: 'The payment was submitted for settlement and its outcome is not known yet; retry the same PAYMENT-SIGNATURE later.',
+  const pending = renderGatewayError(
+    new GatewayError('settlement_pending', 'The payment was submitted for settlement and its outcome is not known yet; retry the same PAYMENT-SIGNATURE later.', {
       details: { paymentId: result.paymentId, ...(result.transaction === null ? {} : { transaction: result.transaction }) },
-    },
-  };
-  return {
-    status: 202,
-    headers: { ...json, 'retry-after': String(result.retryAfterSeconds), [x402HeaderNames.paymentResponse.toLowerCase()]: result.paymentResponse },
-    body: JSON.stringify(body),
-  };
+      retryAfterSeconds: result.retryAfterSeconds,
+    }),
+  );
+  return { status: pending.status, headers: { ...pending.headers, [paymentResponseHeader]: result.paymentResponse }, body: JSON.stringify(pending.body) };
 }
 
 /**
@@ -87,7 +89,7 @@ export function receiveRoutes(deps: ReceiveRouteDeps): Route[] {
         const paymentSignature = request.headers['payment-signature'];
         if (paymentSignature === undefined || request.method === 'HEAD') {
           const negotiated = await negotiation.negotiate(receive);
-          return { status: 402, headers: { ...json, [x402HeaderNames.paymentRequired.toLowerCase()]: negotiated.header }, body: negotiated.body };
+          return { status: gatewayErrorCodes.payment_required.status, headers: { ...json, [paymentRequiredHeader]: negotiated.header }, body: negotiated.body };
         }
         return settlementResponse(await settlement.settle({ ...receive, paymentSignature }));
       },

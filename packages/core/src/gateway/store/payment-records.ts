@@ -115,6 +115,11 @@ export interface NewPaymentClaim extends PaymentIdentityFields {
   readonly leaseToken: string;
   readonly leaseUntil: Date;
   readonly now: Date;
+  /**
+   * The claim is taken right before settle is called (the facilitator's verify already passed): it is
+   * recorded with its settle mark (`settleStartedAt = now`) in the same statement.
+   */
+  readonly settleStarted?: boolean;
 }
 
 /** What {@link PaymentStore.claimPayment} did: created the claim, or found the payment holding the id or the authorization. */

@@ -22,7 +22,9 @@ import type {
  *   claims (on any instance), exactly one gets `claimed`, the others the existing payment (the one
  *   holding the id when there is one, else the one holding the authorization). The claim also reads
  *   the ref's and its payTo's status in the same statement: a new claim on a revoked ref or a retired
- *   payTo is refused (`not_payable`), so a payment is never claimed on a stale status.
+ *   payTo is refused (`not_payable`), so a payment is never claimed on a stale status. A claim taken with
+ *   `settleStarted` carries its settle mark from the start (as if `startSettle` had run in the same
+ *   statement): from then on it is never released.
  * - **Leases fence the claim holder.** While `processing`, only the holder of a live lease may
  *   `startSettle` or `releasePayment`; `takeOverPayment` hands an expired lease to a new holder.
  *   `releasePayment` deletes the claim only while settle has not started (nothing can be on chain).

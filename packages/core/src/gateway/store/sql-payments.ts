@@ -23,8 +23,8 @@ const findSql = `SELECT ${paymentColumns} FROM gateway_payments
 // The claim is taken only while the ref is active and its payTo is not retired, read in the same
 // statement: no separate status read, and no window between checking and claiming.
 const insertSql = `INSERT INTO gateway_payments (payment_id, ref_id, merchant_id, network, chain_id, pay_to, payer, amount, nonce,
-    valid_before, fingerprint, state, lease_token, lease_until, created_at, updated_at, valid_after)
-  SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'processing', $12, $13, $14, $14, $15
+    valid_before, fingerprint, state, lease_token, lease_until, created_at, updated_at, valid_after, settle_started_at)
+  SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'processing', $12, $13, $14, $14, $15, CASE WHEN $16::boolean THEN $14::timestamptz END
   FROM gateway_refs r JOIN gateway_pay_tos p ON p.address = r.pay_to
   WHERE r.id = $2 AND r.status = 'active' AND p.status = 'active'
   ON CONFLICT DO NOTHING
@@ -65,6 +65,7 @@ export async function claimPaymentInSql(sql: SqlClient, claim: NewPaymentClaim):
     claim.leaseUntil,
     claim.now,
     claim.validAfter,
+    claim.settleStarted === true,
   ];
   for (let attempt = 0; attempt < 5; attempt++) {
     const inserted = await sql.query<PaymentRow>(insertSql, values);
