@@ -16,6 +16,7 @@ export const packages = [
       './node': 'src/node/index.ts',
       './pglite': 'src/storage/pglite/index.ts',
       './pg': 'src/storage/pg/index.ts',
+      './gateway': 'src/gateway/index.ts',
     },
   },
   {

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
-import { ConfigError, createNetworkRegistry, networkDefinitionSchema, parseGatewaySecret, type GatewayNetwork, type RateLimitRule } from '@tollgate/core';
+import { ConfigError, createNetworkRegistry, parseGatewaySecret, type GatewayNetwork, type RateLimitRule } from '@tollgate/core';
+import { networkDefinitionSchema } from '@tollgate/core/gateway';
 
 /** One invalid variable, as `ConfigError` lists it. */
 export type ConfigProblem = ConfigError['problems'][number];

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { gatewayErrorCodes, renderSigningMessage } from '@tollgate/core';
+import { gatewayErrorCodes } from '@tollgate/core';
+import { renderSigningMessage } from '@tollgate/core/gateway';
 import { describe, expect, it } from 'vitest';
 
 // The README section "Gateway: merchants and refs" promises a message format and a status table; both

@@ -1,4 +1,5 @@
-import { deriveGatewayKeys, deriveNotifyHmacKey } from '@tollgate/core';
+import { deriveGatewayKeys } from '@tollgate/core';
+import { deriveNotifyHmacKey } from '@tollgate/core/gateway';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, expectError, registerMerchant, startTestGateway, type TestGateway } from './helpers/gateway';
 

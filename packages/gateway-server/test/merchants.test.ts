@@ -1,4 +1,5 @@
-import { deriveGatewayKeys, deriveNotifyHmacKey, renderSigningMessage, type ChallengeMessage } from '@tollgate/core';
+import { deriveGatewayKeys } from '@tollgate/core';
+import { deriveNotifyHmacKey, renderSigningMessage, type ChallengeMessage } from '@tollgate/core/gateway';
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {

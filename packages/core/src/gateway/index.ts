@@ -1,3 +1,11 @@
+/**
+ * `@tollgate/core/gateway`: every building block of the x402 gateway (payment steps, store ports and
+ * their SQL implementations, route builders, schemas, caches, notification delivery). The package root
+ * exports only the part an embedding application needs (`createGateway`, the stores, keys, networks and
+ * the two job queues); reach for this subpath to build something else from the pieces. Platform-neutral.
+ *
+ * @packageDocumentation
+ */
 export {
   defaultNetworks,
   createNetworkRegistry,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyIpAddress, parseIpv4, parseIpv6 } from '@tollgate/core';
+import { classifyIpAddress, parseIpv4, parseIpv6 } from '@tollgate/core/gateway';
 
 describe('IP literal classification', () => {
   it.each([

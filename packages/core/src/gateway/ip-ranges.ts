@@ -109,7 +109,7 @@ function classifyV6(value: bigint): IpAddressKind {
  * @returns The address as a 32-bit bigint, or `undefined` when `text` is not one.
  * @example
  * ```ts
- * import { parseIpv4 } from '@tollgate/core';
+ * import { parseIpv4 } from '@tollgate/core/gateway';
  * parseIpv4('10.0.0.1'); // 167772161n
  * ```
  */
@@ -126,7 +126,7 @@ export function parseIpv4(text: string): bigint | undefined {
  * @returns The address as a 128-bit bigint, or `undefined` when `text` is not one.
  * @example
  * ```ts
- * import { parseIpv6 } from '@tollgate/core';
+ * import { parseIpv6 } from '@tollgate/core/gateway';
  * parseIpv6('::ffff:127.0.0.1') === parseIpv6('::ffff:7f00:1'); // true
  * ```
  */
@@ -174,7 +174,7 @@ export function parseIpv6(text: string): bigint | undefined {
  * @returns Its version and kind, or `undefined` when `text` is not an IP literal (a host name).
  * @example
  * ```ts
- * import { classifyIpAddress } from '@tollgate/core';
+ * import { classifyIpAddress } from '@tollgate/core/gateway';
  * classifyIpAddress('[::ffff:10.0.0.1]'); // { version: 6, kind: 'private' }
  * classifyIpAddress('8.8.8.8'); // { version: 4, kind: 'public' }
  * ```

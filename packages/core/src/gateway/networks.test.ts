@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { createNetworkRegistry, defaultNetworks, GatewayError, networkDefinitionSchema } from '@tollgate/core';
+import { createNetworkRegistry, defaultNetworks, GatewayError } from '@tollgate/core';
+import { networkDefinitionSchema } from '@tollgate/core/gateway';
 
 describe('network registry', () => {
   it('maps names, CAIP-2 ids and chain ids of the default networks with their USDC domains', () => {

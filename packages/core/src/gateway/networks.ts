@@ -47,7 +47,7 @@ export const networkNamePattern = /^[a-z][a-z0-9-]{0,31}$/;
  * @example
  * ```ts
  * import * as v from 'valibot';
- * import { networkDefinitionSchema } from '@tollgate/core';
+ * import { networkDefinitionSchema } from '@tollgate/core/gateway';
  * const network = v.parse(networkDefinitionSchema, {
  *   name: 'polygon', chainId: 137,
  *   usdc: { address: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359', name: 'USD Coin', version: '2' },

@@ -9,7 +9,7 @@ import { checkPublicHttpsUrl } from './url-safety';
  * @example
  * ```ts
  * import * as v from 'valibot';
- * import { evmAddressSchema } from '@tollgate/core';
+ * import { evmAddressSchema } from '@tollgate/core/gateway';
  * v.parse(evmAddressSchema, '0x90f79bf6eb2c4f870365e785982e1f101e93b906'); // '0x90F79bf6EB2c4f870365E785982E1f101E93b906'
  * ```
  */
@@ -25,7 +25,7 @@ export const evmAddressSchema = v.pipe(
  * @example
  * ```ts
  * import * as v from 'valibot';
- * import { networkFieldSchema } from '@tollgate/core';
+ * import { networkFieldSchema } from '@tollgate/core/gateway';
  * v.parse(networkFieldSchema, 'base'); // 'base'
  * ```
  */
@@ -46,7 +46,7 @@ const loneSurrogate = /\p{Surrogate}/u;
  * @example
  * ```ts
  * import * as v from 'valibot';
- * import { utf8TextSchema } from '@tollgate/core';
+ * import { utf8TextSchema } from '@tollgate/core/gateway';
  * v.parse(utf8TextSchema(120), 'Café order #12');
  * ```
  */
@@ -67,7 +67,7 @@ export function utf8TextSchema(maxBytes: number, options: { multiline?: boolean 
  * @example
  * ```ts
  * import * as v from 'valibot';
- * import { publicHttpsUrlSchema } from '@tollgate/core';
+ * import { publicHttpsUrlSchema } from '@tollgate/core/gateway';
  * v.parse(publicHttpsUrlSchema, 'https://hooks.example.com/tollgate');
  * ```
  */

@@ -28,7 +28,7 @@ export interface GatewayServiceDeps {
  * @returns For example `https://pay.example.com`.
  * @example
  * ```ts
- * import { resolvePublicUrl } from '@tollgate/core';
+ * import { resolvePublicUrl } from '@tollgate/core/gateway';
  * resolvePublicUrl({ publicUrl: () => 'http://localhost:4020/' }); // 'http://localhost:4020'
  * ```
  */
@@ -44,7 +44,7 @@ export function resolvePublicUrl(deps: Pick<GatewayServiceDeps, 'publicUrl'>): s
  * @returns Whole seconds since the epoch, rounded down.
  * @example
  * ```ts
- * import { epochSeconds } from '@tollgate/core';
+ * import { epochSeconds } from '@tollgate/core/gateway';
  * epochSeconds(new Date(1_500)); // 1
  * ```
  */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkPublicHttpsUrl } from '@tollgate/core';
+import { checkPublicHttpsUrl } from '@tollgate/core/gateway';
 
 describe('checkPublicHttpsUrl', () => {
   it.each([

@@ -42,7 +42,7 @@ function refuse(reason: UnsafeUrlReason, message: string): PublicHttpsUrlCheck {
  * @returns `{ ok: true, url }` or the first reason it is refused.
  * @example
  * ```ts
- * import { checkPublicHttpsUrl } from '@tollgate/core';
+ * import { checkPublicHttpsUrl } from '@tollgate/core/gateway';
  * checkPublicHttpsUrl('https://hooks.example.com/tollgate').ok; // true
  * checkPublicHttpsUrl('https://[::ffff:127.0.0.1]/x'); // { ok: false, reason: 'non_public_ip', … }
  * ```

@@ -15,7 +15,8 @@ import { defineRegistrationCases } from './merchant-store-registration-cases';
  * @example
  * ```ts
  * import { describeMerchantStoreConformance, openTestDatabase, testDatabaseEngines } from '@tollgate/core/testing';
- * import { coreMigrations, createSqlMerchantStore, gatewayMigrations } from '@tollgate/core';
+ * import { coreMigrations, gatewayMigrations } from '@tollgate/core';
+ * import { createSqlMerchantStore } from '@tollgate/core/gateway';
  * for (const engine of await testDatabaseEngines()) {
  *   describeMerchantStoreConformance({
  *     name: engine.name,

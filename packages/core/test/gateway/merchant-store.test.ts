@@ -1,4 +1,5 @@
-import { coreMigrations, createSqlMerchantStore, gatewayMigrations } from '@tollgate/core';
+import { coreMigrations, gatewayMigrations } from '@tollgate/core';
+import { createSqlMerchantStore } from '@tollgate/core/gateway';
 import { describeMerchantStoreConformance, openTestDatabase, testDatabaseEngines } from '@tollgate/core/testing';
 
 for (const engine of await testDatabaseEngines()) {

@@ -1,4 +1,4 @@
-import { createBoundedCache } from '@tollgate/core';
+import { createBoundedCache } from '@tollgate/core/gateway';
 import type { Address, Hash, Hex } from 'viem';
 
 /**

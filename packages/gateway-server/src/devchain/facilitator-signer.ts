@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { FacilitatorEvmSigner } from '@x402/evm';
 import { concat, encodeFunctionData, type Abi, type Account, type Address, type Chain, type Hash, type Hex, type PublicClient, type Transport, type WalletClient } from 'viem';
-import { createBoundedCache } from '@tollgate/core';
+import { createBoundedCache } from '@tollgate/core/gateway';
 import { cachedCodeReader, preparedSender, type GasChoice, quickReceipt, transferGasPlan } from './facilitator-fast-paths';
 
 /**

@@ -8,19 +8,13 @@ import {
   buildPaymentReceipt,
   buildPaymentSettledNotification,
   coreMigrations,
-  createMerchantAccountService,
   createNetworkRegistry,
-  createRegistrationService,
   createSqlGatewayStores,
   createSqlJobQueue,
   createViemWalletSignatureVerifier,
   deriveGatewayKeys,
-  deriveNotifyHmacKey,
-  enqueuePaymentNotification,
   gatewayMigrations,
   notificationQueue,
-  notificationUserAgent,
-  registerRequestSchema,
   signReceipt,
   unixSeconds,
   verifyNotification,
@@ -28,6 +22,14 @@ import {
   type Job,
   type NotificationJob,
 } from '@tollgate/core';
+import {
+  createMerchantAccountService,
+  createRegistrationService,
+  deriveNotifyHmacKey,
+  enqueuePaymentNotification,
+  notificationUserAgent,
+  registerRequestSchema,
+} from '@tollgate/core/gateway';
 import { createNodeNotificationTransport } from '@tollgate/core/node';
 import { challengeFor, describeConformance, enrollRequest, openTestDatabase, testDatabaseEngines, type TestDatabase } from '@tollgate/core/testing';
 import { thrownBy } from '../../../core/test/support/thrown';

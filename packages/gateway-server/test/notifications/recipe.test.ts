@@ -2,7 +2,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { buildNotificationRequest, type PaymentSettledNotification } from '@tollgate/core';
+import type { PaymentSettledNotification } from '@tollgate/core';
+import { buildNotificationRequest } from '@tollgate/core/gateway';
 
 // The documentation's plain-Node verification recipe is run against what the gateway sends, so it
 // cannot drift. It is read from the README once the section is merged there, else from docs/.

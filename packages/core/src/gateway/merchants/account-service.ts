@@ -111,7 +111,8 @@ function keysOf(credentials: readonly CredentialRecord[], kind: CredentialKind):
  * @returns The service.
  * @example
  * ```ts
- * import { createMerchantAccountService, createGatewayEvents } from '@tollgate/core';
+ * import { createGatewayEvents } from '@tollgate/core';
+ * import { createMerchantAccountService } from '@tollgate/core/gateway';
  * const accounts = createMerchantAccountService({ stores: { merchants }, events: createGatewayEvents(), keys, networks, publicUrl, clock });
  * const caller = await accounts.authenticate(apiKey);
  * const profile = await accounts.profile(caller);

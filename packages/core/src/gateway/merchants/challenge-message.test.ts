@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { challengeTime, renderSigningMessage, webhookUrlSha256, type ChallengeMessage } from '@tollgate/core';
+import { challengeTime, renderSigningMessage, webhookUrlSha256, type ChallengeMessage } from '@tollgate/core/gateway';
 
 const message: ChallengeMessage = {
   challengeId: '00112233445566778899aabbccddeeff',

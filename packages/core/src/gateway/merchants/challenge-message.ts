@@ -42,7 +42,7 @@ export interface ChallengeMessage {
  * @returns For example `2026-01-01T00:05:00Z`.
  * @example
  * ```ts
- * import { challengeTime } from '@tollgate/core';
+ * import { challengeTime } from '@tollgate/core/gateway';
  * challengeTime(new Date(Date.UTC(2026, 0, 1))); // '2026-01-01T00:00:00Z'
  * ```
  */
@@ -57,7 +57,7 @@ export function challengeTime(date: Date): string {
  * @returns 64 hex digits, or `null` without a URL.
  * @example
  * ```ts
- * import { webhookUrlSha256 } from '@tollgate/core';
+ * import { webhookUrlSha256 } from '@tollgate/core/gateway';
  * webhookUrlSha256('https://hooks.example.com/tollgate'); // 64 hex digits
  * ```
  */
@@ -90,7 +90,7 @@ export function webhookUrlSha256(webhookUrl: string | undefined | null): string 
  * @throws TypeError when a field contains a line break (it would forge another line).
  * @example
  * ```ts
- * import { renderSigningMessage } from '@tollgate/core';
+ * import { renderSigningMessage } from '@tollgate/core/gateway';
  * const text = renderSigningMessage(challenge.message);
  * const signature = await account.signMessage({ message: text });
  * ```

@@ -17,7 +17,7 @@ export const apiKeyPattern = /^tg_live_[A-Za-z0-9_-]{43}$/;
  * @returns The key; show it once, store only {@link hashApiKey} of it.
  * @example
  * ```ts
- * import { generateApiKey } from '@tollgate/core';
+ * import { generateApiKey } from '@tollgate/core/gateway';
  * generateApiKey(); // 'tg_live_…' (51 characters)
  * ```
  */
@@ -34,7 +34,7 @@ export function generateApiKey(random: RandomSource = randomBytes): string {
  * @returns 64 lowercase hex digits.
  * @example
  * ```ts
- * import { hashApiKey } from '@tollgate/core';
+ * import { hashApiKey } from '@tollgate/core/gateway';
  * const secretHash = hashApiKey(keys.apiKeyHash, presentedKey);
  * ```
  */
@@ -50,7 +50,7 @@ export function hashApiKey(apiKeyHashKey: Uint8Array, apiKey: string): string {
  * @returns 16 lowercase hex digits.
  * @example
  * ```ts
- * import { newCredentialId } from '@tollgate/core';
+ * import { newCredentialId } from '@tollgate/core/gateway';
  * newCredentialId(); // e.g. '9a0b1c2d3e4f5061'
  * ```
  */
@@ -73,7 +73,7 @@ const notifyKeyDomain = 'tollgate/notify-key/v1';
  * @throws TypeError when an id contains NUL.
  * @example
  * ```ts
- * import { deriveNotifyHmacKey } from '@tollgate/core';
+ * import { deriveNotifyHmacKey } from '@tollgate/core/gateway';
  * const notifyHmacKey = deriveNotifyHmacKey(keys.notifyRoot, merchantId, notifyHmacKeyId);
  * ```
  */

@@ -118,7 +118,7 @@ function refusalOf(outcome: Exclude<RegistrationOutcome, { kind: 'created' | 're
  * @returns The service.
  * @example
  * ```ts
- * import { createRegistrationService } from '@tollgate/core';
+ * import { createRegistrationService } from '@tollgate/core/gateway';
  * const registration = createRegistrationService({ stores: { merchants }, keys, networks, publicUrl, clock, signatureVerifier });
  * const { signingMessage, challengeId } = await registration.createChallenge({ payTo, network: 'base', action: 'merchant.register' });
  * ```

@@ -14,7 +14,7 @@ export const maxRegistrationSignatureBytes = 4096;
  * @example
  * ```ts
  * import * as v from 'valibot';
- * import { challengeRequestSchema } from '@tollgate/core';
+ * import { challengeRequestSchema } from '@tollgate/core/gateway';
  * const input = v.parse(challengeRequestSchema, { payTo: '0x90f79bf6eb2c4f870365e785982e1f101e93b906', network: 'base', action: 'merchant.register' });
  * ```
  */
@@ -34,7 +34,7 @@ export type ChallengeRequest = v.InferOutput<typeof challengeRequestSchema>;
  * @example
  * ```ts
  * import * as v from 'valibot';
- * import { registerRequestSchema } from '@tollgate/core';
+ * import { registerRequestSchema } from '@tollgate/core/gateway';
  * const input = v.parse(registerRequestSchema, { challengeId, payTo, network: 'base', label: 'My shop', signature });
  * ```
  */
@@ -61,7 +61,7 @@ export type RegisterRequest = v.InferOutput<typeof registerRequestSchema>;
  * @example
  * ```ts
  * import * as v from 'valibot';
- * import { credentialRequestSchema } from '@tollgate/core';
+ * import { credentialRequestSchema } from '@tollgate/core/gateway';
  * v.parse(credentialRequestSchema, { credential: 'api' });
  * ```
  */

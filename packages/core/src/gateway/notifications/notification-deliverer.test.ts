@@ -9,7 +9,6 @@ import {
   createNotificationDeliverer,
   createSqlGatewayStores,
   deriveGatewayKeys,
-  deriveNotifyHmacKey,
   gatewayMigrations,
   serializeNotification,
   signReceipt,
@@ -23,6 +22,7 @@ import {
   type NotificationTransportFailure,
   type PaymentSettledNotification,
 } from '@tollgate/core';
+import { deriveNotifyHmacKey } from '@tollgate/core/gateway';
 import { challengeFor, describeConformance, enrollMerchant, enrollRequest, openTestDatabase, testDatabaseEngines, type TestDatabase } from '@tollgate/core/testing';
 
 const keys = deriveGatewayKeys(crypto.getRandomValues(new Uint8Array(32)));

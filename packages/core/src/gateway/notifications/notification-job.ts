@@ -33,7 +33,8 @@ export interface NotificationJob {
  *
  * @example
  * ```ts
- * import { createSqlJobQueue, enqueuePaymentNotification } from '@tollgate/core';
+ * import { createSqlJobQueue } from '@tollgate/core';
+ * import { enqueuePaymentNotification } from '@tollgate/core/gateway';
  * await sql.transaction(async (tx) => {
  *   // … record the settlement …
  *   await enqueuePaymentNotification(createSqlJobQueue(tx, { clock }), paymentId, { merchantId, refId, url, notification });
@@ -55,7 +56,7 @@ export async function enqueuePaymentNotification(jobs: JobQueue, paymentId: stri
  * @returns The job's fixed fields.
  * @example
  * ```ts
- * import { paymentNotificationJob } from '@tollgate/core';
+ * import { paymentNotificationJob } from '@tollgate/core/gateway';
  * paymentNotificationJob('pay_123').idempotencyKey; // 'payment:pay_123'
  * ```
  */

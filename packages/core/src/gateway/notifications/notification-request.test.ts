@@ -1,14 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import {
+  serializeNotification,
+  verifyNotification,
+  type PaymentSettledNotification,
+} from '@tollgate/core';
+import {
   buildNotificationRequest,
   deriveNotifyHmacKey,
   liveNotifyKeys,
   notificationUserAgent,
-  serializeNotification,
-  verifyNotification,
   type CredentialRecord,
-  type PaymentSettledNotification,
-} from '@tollgate/core';
+} from '@tollgate/core/gateway';
 
 const notifyRoot = crypto.getRandomValues(new Uint8Array(32));
 const now = 1_772_366_400;

@@ -8,7 +8,7 @@ import type { MerchantRecord } from '../store/records';
  *
  * @example
  * ```ts
- * import { notificationUserAgent } from '@tollgate/core';
+ * import { notificationUserAgent } from '@tollgate/core/gateway';
  * if (request.headers['user-agent'] !== notificationUserAgent) console.warn('not from Tollgate?');
  * ```
  */
@@ -21,7 +21,7 @@ export const notificationUserAgent = 'Tollgate-Notifier/1 (+https://github.com/t
  *
  * @example
  * ```ts
- * import { notificationRequestHeaderNames } from '@tollgate/core';
+ * import { notificationRequestHeaderNames } from '@tollgate/core/gateway';
  * const notificationId = request.headers.get(notificationRequestHeaderNames.idempotencyKey);
  * ```
  */
@@ -46,7 +46,8 @@ export interface SignedNotificationRequest {
  * @throws TypeError when no key is given (a caller bug: every merchant has a current notify key).
  * @example
  * ```ts
- * import { buildNotificationRequest, unixSeconds } from '@tollgate/core';
+ * import { unixSeconds } from '@tollgate/core';
+ * import { buildNotificationRequest } from '@tollgate/core/gateway';
  * const { body, headers } = buildNotificationRequest({ notification, keys: [{ id: keyId, key: notifyHmacKey }], timestamp: unixSeconds(clock) });
  * ```
  */
@@ -78,7 +79,7 @@ export function buildNotificationRequest(params: {
  * @returns The keys, possibly empty when the merchant has no live notify key.
  * @example
  * ```ts
- * import { liveNotifyKeys } from '@tollgate/core';
+ * import { liveNotifyKeys } from '@tollgate/core/gateway';
  * const keys = liveNotifyKeys(await store.getMerchant(merchantId), gatewayKeys.notifyRoot);
  * ```
  */

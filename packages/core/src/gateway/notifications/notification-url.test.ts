@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkNotificationUrl, notificationAddressAllowed } from '@tollgate/core';
+import { checkNotificationUrl, notificationAddressAllowed } from '@tollgate/core/gateway';
 
 describe('checkNotificationUrl', () => {
   it.each(['https://hooks.example.com/tollgate?token=abc', 'https://8.8.8.8/hook', 'https://[2606:4700:4700::1111]/hook'])('accepts the public HTTPS URL %s', (url) => {

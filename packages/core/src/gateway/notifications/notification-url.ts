@@ -26,7 +26,7 @@ function bareHost(hostname: string): string {
  * @returns `{ allowed: true }`, or the address's kind when refused (`unknown` when it is no IP address).
  * @example
  * ```ts
- * import { notificationAddressAllowed } from '@tollgate/core';
+ * import { notificationAddressAllowed } from '@tollgate/core/gateway';
  * notificationAddressAllowed('169.254.169.254'); // { allowed: false, kind: 'link_local' }
  * ```
  */
@@ -50,7 +50,7 @@ export function notificationAddressAllowed(address: string, policy: Notification
  * @returns `{ ok: true, url }` or the reason it is refused.
  * @example
  * ```ts
- * import { checkNotificationUrl } from '@tollgate/core';
+ * import { checkNotificationUrl } from '@tollgate/core/gateway';
  * checkNotificationUrl('https://hooks.example.com/tollgate').ok; // true
  * checkNotificationUrl('http://127.0.0.1:8080/hook', { insecureAllowLoopbackForTests: true }).ok; // true
  * ```

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createBoundedCache } from '@tollgate/core';
+import { createBoundedCache } from '@tollgate/core/gateway';
 
 describe('createBoundedCache', () => {
   it('evicts the least recently used entry beyond its capacity; reads count as use', () => {

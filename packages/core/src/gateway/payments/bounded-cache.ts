@@ -21,7 +21,7 @@ export interface BoundedCache<Value> {
  *
  * @example
  * ```ts
- * import { createBoundedCache } from '@tollgate/core';
+ * import { createBoundedCache } from '@tollgate/core/gateway';
  * const cache = createBoundedCache<string>(2);
  * cache.set('a', '1'); cache.set('b', '2'); cache.get('a'); cache.set('c', '3');
  * cache.get('b'); // undefined: the least recently used entry was evicted

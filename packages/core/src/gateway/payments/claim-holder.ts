@@ -53,7 +53,7 @@ type EventType = PaymentEvent['type'];
  *
  * @example
  * ```ts
- * import { createClaimHolder } from '@tollgate/core';
+ * import { createClaimHolder } from '@tollgate/core/gateway';
  * const holder = createClaimHolder({ ...deps, issuer, recovery });
  * const next = await holder.run(payment, leaseToken, payload, context);
  * ```

@@ -54,7 +54,7 @@ export interface EvidenceSearchParams {
  *
  * @example
  * ```ts
- * import { searchSettlementEvidence } from '@tollgate/core';
+ * import { searchSettlementEvidence } from '@tollgate/core/gateway';
  * const head = await client.getBlock({ blockTag: 'latest' });
  * const outcome = await searchSettlementEvidence({ client, token: usdc, payment, head, maxBlockSpan: 2_000, scanBlocks: 20_000, timeoutMs: 10_000 });
  * await stores.payments.recordEvidenceScan({ paymentId: payment.paymentId, scan: outcome.scan });

@@ -24,4 +24,5 @@ export { createSettlementRecovery, type SettlementRecovery, type ClaimTakeover }
 export { createPaymentEvidence, type PaymentEvidence, type SettlementEvidenceVerdict, type TransferConfirmation } from './payment-evidence';
 export { searchSettlementEvidence, type EvidenceSearchOutcome, type EvidenceSearchParams } from './evidence-search';
 export { createSettlement, type Settlement, type SettlementRequest, type SettlementResult } from './settlement';
+export { createClaimHolder, type ClaimHolder, type SettlementStep } from './claim-holder';
 export { createPayments, type Payments } from './payments';

@@ -52,7 +52,7 @@ export const paymentRequiredMessage = 'PAYMENT-SIGNATURE header is required';
  *
  * @example
  * ```ts
- * import { createNegotiation } from '@tollgate/core';
+ * import { createNegotiation } from '@tollgate/core/gateway';
  * const negotiation = createNegotiation({ ...deps, contexts }, settings);
  * const { header, body } = await negotiation.negotiate({ payTo, query: { ref: refId } });
  * ```

@@ -46,7 +46,7 @@ export interface PaymentChecks {
  *
  * @example
  * ```ts
- * import { createPaymentChecks } from '@tollgate/core';
+ * import { createPaymentChecks } from '@tollgate/core/gateway';
  * createPaymentChecks({ ...deps, contexts }, settings).verify(payload, context, Math.floor(Date.now() / 1000));
  * ```
  */

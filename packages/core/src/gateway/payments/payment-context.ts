@@ -96,7 +96,8 @@ function invalidAmount(message: string, details: Record<string, unknown>): Gatew
  *
  * @example
  * ```ts
- * import { createPaymentContexts, resolvePaymentSettings } from '@tollgate/core';
+ * import { resolvePaymentSettings } from '@tollgate/core';
+ * import { createPaymentContexts } from '@tollgate/core/gateway';
  * const contexts = createPaymentContexts({ stores: { refs }, networks, clock }, resolvePaymentSettings());
  * const context = await contexts.resolve({ payTo, query: { ref: refId } });
  * ```

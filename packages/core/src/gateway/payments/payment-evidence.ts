@@ -66,7 +66,7 @@ export interface PaymentEvidence {
  *
  * @example
  * ```ts
- * import { createPaymentEvidence } from '@tollgate/core';
+ * import { createPaymentEvidence } from '@tollgate/core/gateway';
  * const evidence = createPaymentEvidence(deps, settings);
  * const verdict = await evidence.inspect(payment);
  * ```

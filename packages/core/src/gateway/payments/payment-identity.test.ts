@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { authorizationPaymentId, identifyPayment, paymentFingerprint, type PaymentPayload } from '@tollgate/core';
+import type { PaymentPayload } from '@tollgate/core';
+import { authorizationPaymentId, identifyPayment, paymentFingerprint } from '@tollgate/core/gateway';
 
 const payer = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
 const nonce = `0x${'AB'.repeat(32)}`;

@@ -33,7 +33,7 @@ export interface PaymentIdentity {
  *
  * @example
  * ```ts
- * import { authorizationPaymentId } from '@tollgate/core';
+ * import { authorizationPaymentId } from '@tollgate/core/gateway';
  * authorizationPaymentId(8453, '0xAbC…', '0x12…'); // 'auth:8453:0xabc…:0x12…'
  * ```
  */
@@ -51,7 +51,8 @@ export function authorizationPaymentId(chainId: number, payer: string, nonce: st
  *
  * @example
  * ```ts
- * import { decodePaymentSignatureHeader, paymentFingerprint } from '@tollgate/core';
+ * import { decodePaymentSignatureHeader } from '@tollgate/core';
+ * import { paymentFingerprint } from '@tollgate/core/gateway';
  * const fingerprint = paymentFingerprint(decodePaymentSignatureHeader(header));
  * ```
  */
@@ -73,7 +74,8 @@ export function paymentFingerprint(payload: PaymentPayload): string {
  *
  * @example
  * ```ts
- * import { identifyPayment, extractPaymentIdentifier } from '@tollgate/core';
+ * import { extractPaymentIdentifier } from '@tollgate/core';
+ * import { identifyPayment } from '@tollgate/core/gateway';
  * const identity = identifyPayment(payload, 8453, extractPaymentIdentifier(payload));
  * ```
  */

@@ -29,7 +29,8 @@ export interface Payments {
  *
  * @example
  * ```ts
- * import { createPayments, createHttpFacilitator, createSqlGatewayStores } from '@tollgate/core';
+ * import { createHttpFacilitator, createSqlGatewayStores } from '@tollgate/core';
+ * import { createPayments } from '@tollgate/core/gateway';
  * import { privateKeyToAccount } from 'viem/accounts';
  * const payments = createPayments({
  *   stores: createSqlGatewayStores(sql), keys, networks, publicUrl: 'https://pay.example.com', clock: systemClock,

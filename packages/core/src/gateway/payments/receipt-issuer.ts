@@ -36,7 +36,7 @@ export interface ReceiptIssuer {
  *
  * @example
  * ```ts
- * import { notificationIdOf } from '@tollgate/core';
+ * import { notificationIdOf } from '@tollgate/core/gateway';
  * notificationIdOf('pay_7d5d747be160e280504c099d984bcfe0'); // 'ntf_…'
  * ```
  */
@@ -52,7 +52,7 @@ export function notificationIdOf(paymentId: string): string {
  *
  * @example
  * ```ts
- * import { createReceiptIssuer } from '@tollgate/core';
+ * import { createReceiptIssuer } from '@tollgate/core/gateway';
  * const issuer = createReceiptIssuer({ signer, publicUrl: 'https://pay.example.com' });
  * const completion = await issuer.completion({ payment, ref, network, txHash, now: new Date() });
  * ```

@@ -28,7 +28,7 @@ export const settlementRecoveryMaxAttempts = 24;
  *
  * @example
  * ```ts
- * import { settlementRecoveryJobKey } from '@tollgate/core';
+ * import { settlementRecoveryJobKey } from '@tollgate/core/gateway';
  * settlementRecoveryJobKey('pay_0123456789abcdef', 2); // 'recovery:pay_0123456789abcdef:2'
  * ```
  */
@@ -48,7 +48,8 @@ export function settlementRecoveryJobKey(paymentId: string, generation = 0): str
  *
  * @example
  * ```ts
- * import { createSqlJobQueue, enqueueSettlementRecovery } from '@tollgate/core';
+ * import { createSqlJobQueue } from '@tollgate/core';
+ * import { enqueueSettlementRecovery } from '@tollgate/core/gateway';
  * await sql.transaction(async (tx) => {
  *   // … mark the payment pending …
  *   await enqueueSettlementRecovery(createSqlJobQueue(tx, { clock }), paymentId);

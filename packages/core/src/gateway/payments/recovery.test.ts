@@ -8,7 +8,6 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   coreMigrations,
   createNetworkRegistry,
-  createPayments,
   createSqlGatewayStores,
   createSqlJobQueue,
   decodePaymentSignatureHeader,
@@ -16,13 +15,12 @@ import {
   FacilitatorUnavailableError,
   gatewayMigrations,
   ManualClock,
-  settlementRecoveryJobKey,
   settlementRecoveryQueue,
   type GatewayStores,
   type PaymentEvent,
-  type Payments,
   type SettleResponse,
 } from '@tollgate/core';
+import { createPayments, settlementRecoveryJobKey, type Payments } from '@tollgate/core/gateway';
 import { gatewayConformanceEpoch, openTestDatabase, type TestDatabase } from '@tollgate/core/testing';
 import { createFakeChain, type FakeChain } from '../../../test/gateway/fake-chain';
 import { payableRef, type PayableRef } from '../../../test/support/payable-ref';

@@ -78,7 +78,8 @@ export interface SettlementRecovery {
  *
  * @example
  * ```ts
- * import { createSettlementRecovery, runWorker, settlementRecoveryQueue } from '@tollgate/core';
+ * import { runWorker, settlementRecoveryQueue } from '@tollgate/core';
+ * import { createSettlementRecovery } from '@tollgate/core/gateway';
  * const recovery = createSettlementRecovery({ ...deps, issuer }, settings);
  * runWorker({ queue: settlementRecoveryQueue, jobs, handler: (job) => recovery.runJob(job), signal });
  * ```

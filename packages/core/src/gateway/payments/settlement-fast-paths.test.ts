@@ -9,7 +9,6 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   coreMigrations,
   createNetworkRegistry,
-  createPayments,
   createSqlGatewayStores,
   deriveGatewayKeys,
   encodeX402Header,
@@ -19,8 +18,8 @@ import {
   ManualClock,
   resolvePaymentSettings,
   type GatewayStores,
-  type Payments,
 } from '@tollgate/core';
+import { createPayments, type Payments } from '@tollgate/core/gateway';
 import { gatewayConformanceEpoch, openTestDatabase, type TestDatabase } from '@tollgate/core/testing';
 import { payableRef } from '../../../test/support/payable-ref';
 import { rejectedWith } from '../../../test/support/thrown';

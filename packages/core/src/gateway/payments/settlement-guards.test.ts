@@ -6,7 +6,6 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   coreMigrations,
   createNetworkRegistry,
-  createPayments,
   createSqlGatewayStores,
   decodePaymentSignatureHeader,
   deriveGatewayKeys,
@@ -15,9 +14,9 @@ import {
   ManualClock,
   PaymentVerificationError,
   type GatewayStores,
-  type Payments,
   type SettleResponse,
 } from '@tollgate/core';
+import { createPayments, type Payments } from '@tollgate/core/gateway';
 import { gatewayConformanceEpoch, openTestDatabase, type TestDatabase } from '@tollgate/core/testing';
 import { payableRef, type PayableRef } from '../../../test/support/payable-ref';
 import { rejectedWith } from '../../../test/support/thrown';

@@ -8,7 +8,6 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   coreMigrations,
   createNetworkRegistry,
-  createPayments,
   createSqlGatewayStores,
   deriveGatewayKeys,
   FacilitatorUnavailableError,
@@ -18,10 +17,10 @@ import {
   settlementRecoveryQueue,
   type Facilitator,
   type GatewayStores,
-  type Payments,
   type SettleResponse,
   type VerifyResponse,
 } from '@tollgate/core';
+import { createPayments, type Payments } from '@tollgate/core/gateway';
 import { gatewayConformanceEpoch, openTestDatabase, type TestDatabase } from '@tollgate/core/testing';
 import { payableRef } from '../../../test/support/payable-ref';
 import { rejectedWith } from '../../../test/support/thrown';
@@ -86,13 +85,17 @@ async function recoveryJobs(): Promise<string[]> {
 }
 
 describe('settlement state machine', () => {
-  it('settles once and replays the stored answer without calling the facilitator again', async () => {
+  it('settles once and replays the stored answer without settling again (a replay costs one side-effect-free verify)', async () => {
     const payments = paymentsWith();
     const target = await paymentForNewRef();
     const first = await payments.settlement.settle(request(target));
     expect(first).toMatchObject({ kind: 'final', answer: { outcome: 'settled' } });
     expect(await payments.settlement.settle(request(target))).toEqual(first);
-    expect(facilitator.calls).toEqual({ verify: 1, settle: 1 });
+    expect(facilitator.calls).toEqual({ verify: 2, settle: 1 });
+    // With the facilitator down, a replay still gets its stored answer.
+    facilitator.verify = () => Promise.reject(new FacilitatorUnavailableError('verify', 'timeout'));
+    expect(await payments.settlement.settle(request(target))).toEqual(first);
+    expect(facilitator.calls.settle).toBe(1);
     expect(await recoveryJobs()).toEqual([]);
   });
 
@@ -211,7 +214,7 @@ describe('settlement state machine', () => {
     expect(second).toMatchObject({ kind: 'pending' });
     finishSettle();
     expect(await first).toEqual(second);
-    expect(facilitator.calls).toEqual({ verify: 1, settle: 1 });
+    expect(facilitator.calls).toEqual({ verify: 2, settle: 1 });
   });
 
   it('takes over a claim whose lease ran out before settle started, verifying again', async () => {

@@ -90,7 +90,7 @@ function conflict(paymentId: string, reason: 'payload_mismatch' | 'authorization
  *
  * @example
  * ```ts
- * import { createSettlement } from '@tollgate/core';
+ * import { createSettlement } from '@tollgate/core/gateway';
  * const settlement = createSettlement({ ...deps, contexts, issuer, recovery }, settings);
  * const result = await settlement.settle({ payTo, query: { ref: refId }, paymentSignature: header });
  * ```
@@ -120,31 +120,21 @@ export function createSettlement(
   }
 
   /**
-   * A submission: an earlier submission of it gets its answer (no facilitator call); otherwise the offline
-   * checks (a payload that fails them never reaches the facilitator), the facilitator's verify (no side
-   * effects), and the claim — taken with its settle mark when verify passed, so a new payment costs one
-   * write before settle.
+   * A submission: the offline checks (a payload that fails them never reaches the facilitator), the
+   * facilitator's verify (no side effects), then the claim — taken with its settle mark when verify
+   * passed, so a new payment costs one write before settle. A replay meets its earlier submission at the
+   * claim (one verify call, never a second settle); when the checks or the facilitator fail today, it
+   * is looked up and still gets its answer.
    */
   async function claim(payload: PaymentPayload, context: PaymentContext, identity: PaymentIdentity): Promise<SettlementStep> {
     const facilitator = deps.facilitator;
     if (facilitator === undefined) throw new Error('A claim needs a facilitator.');
-    // A replay is answered from the store without asking the facilitator: look it up (one indexed read)
-    // while the offline checks run. The outcome is captured at once, so a store that fails immediately is
-    // never an unhandled rejection while the checks run.
-    const finding = payments.findPayment(identity).then(
-      (payment) => ({ ok: true as const, payment }),
-      (error: unknown) => ({ ok: false as const, error }),
-    );
-    let refusal: unknown;
     try {
       verifyNew(payload, context);
     } catch (error) {
-      refusal = error;
+      // An earlier submission still gets its answer (the ref may have expired or been revoked since).
+      return followOr(identity, error);
     }
-    const found = await finding;
-    if (!found.ok) throw found.error;
-    if (found.payment !== undefined) return { kind: 'follow', payment: found.payment };
-    if (refusal !== undefined) throw refusal;
     let verdict;
     try {
       verdict = await facilitator.verify(payload, context.requirements);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { maxAtomicAmount, parseAtomicAmount } from '@tollgate/core';
+import { maxAtomicAmount, parseAtomicAmount } from '@tollgate/core/gateway';
 
 describe('atomic amounts', () => {
   it('accepts positive decimal integers below 2^256', () => {

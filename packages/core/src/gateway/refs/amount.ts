@@ -11,7 +11,7 @@ const atomicPattern = /^[1-9][0-9]{0,77}$/;
  * @returns The amount, or `undefined` when `text` is not one.
  * @example
  * ```ts
- * import { parseAtomicAmount } from '@tollgate/core';
+ * import { parseAtomicAmount } from '@tollgate/core/gateway';
  * parseAtomicAmount('10000'); // 10000n
  * parseAtomicAmount('1e4'); // undefined
  * ```

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decodeRefCursor, encodeRefCursor, GatewayError } from '@tollgate/core';
+import { GatewayError } from '@tollgate/core';
+import { decodeRefCursor, encodeRefCursor } from '@tollgate/core/gateway';
 
 const key = new Uint8Array(32).fill(3);
 const scope = { merchantId: 'm1', payTo: '0x90F79bf6EB2c4f870365E785982E1f101E93b906' };

@@ -43,7 +43,7 @@ function invalidCursor(): GatewayError {
  * @returns The cursor.
  * @example
  * ```ts
- * import { encodeRefCursor } from '@tollgate/core';
+ * import { encodeRefCursor } from '@tollgate/core/gateway';
  * const nextCursor = encodeRefCursor(keys.cursor, { merchantId, payTo }, { createdAtMs: last.createdAt.getTime(), refId: last.id });
  * ```
  */
@@ -63,7 +63,7 @@ export function encodeRefCursor(key: Uint8Array, scope: RefCursorScope, position
  * @throws GatewayError `invalid_request` (`details.field: 'cursor'`).
  * @example
  * ```ts
- * import { decodeRefCursor } from '@tollgate/core';
+ * import { decodeRefCursor } from '@tollgate/core/gateway';
  * const { createdAtMs, refId } = decodeRefCursor(keys.cursor, { merchantId, payTo }, query.cursor);
  * ```
  */

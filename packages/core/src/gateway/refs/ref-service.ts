@@ -119,7 +119,8 @@ function listItem(ref: RefRecord): RefListItem {
  * @returns The service.
  * @example
  * ```ts
- * import { createGatewayEvents, createRefService, createSqlGatewayStores } from '@tollgate/core';
+ * import { createGatewayEvents, createSqlGatewayStores } from '@tollgate/core';
+ * import { createRefService } from '@tollgate/core/gateway';
  * const refs = createRefService({ stores: createSqlGatewayStores(sql), events: createGatewayEvents(), keys, networks, publicUrl, clock });
  * const { refId, snapshot } = await refs.createRef(caller, { payTo, network: 'base', asset: 'USDC', amount: '10000' });
  * ```

@@ -22,7 +22,7 @@ export const refListLimits = { default: 50, max: 100 } as const;
  * @example
  * ```ts
  * import * as v from 'valibot';
- * import { createRefRequestSchema } from '@tollgate/core';
+ * import { createRefRequestSchema } from '@tollgate/core/gateway';
  * const options = v.parse(createRefRequestSchema, { payTo, network: 'base', amount: '10000', invoiceId: 'INV-1' });
  * ```
  */
@@ -72,7 +72,7 @@ export type CreateRefRequest = v.InferOutput<typeof createRefRequestSchema>;
  * @example
  * ```ts
  * import * as v from 'valibot';
- * import { listRefsQuerySchema } from '@tollgate/core';
+ * import { listRefsQuerySchema } from '@tollgate/core/gateway';
  * const query = v.parse(listRefsQuerySchema, { pay_to: payTo, limit: '20' }); // limit: 20
  * ```
  */

@@ -35,7 +35,8 @@ function unauthorized(message: string): GatewayError {
  * @returns The middleware and accessors.
  * @example
  * ```ts
- * import { createBearerAuth, route } from '@tollgate/core';
+ * import { route } from '@tollgate/core';
+ * import { createBearerAuth } from '@tollgate/core/gateway';
  * const auth = createBearerAuth(accounts);
  * const me = route({ method: 'GET', path: '/merchant/me', middleware: [auth.required],
  *   handler: async (req) => ({ status: 200, body: await accounts.profile(await auth.merchantOf(req)) }) });

@@ -32,7 +32,7 @@ export const merchantBodyLimits = { challenge: 4 * 1024, register: 16 * 1024, cr
  * @returns The routes.
  * @example
  * ```ts
- * import { merchantRoutes } from '@tollgate/core';
+ * import { merchantRoutes } from '@tollgate/core/gateway';
  * const routes = merchantRoutes({ registration, accounts, auth, rateLimiter, rateLimits });
  * ```
  */

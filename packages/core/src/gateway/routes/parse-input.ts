@@ -18,7 +18,7 @@ export interface InputIssue {
  * @throws GatewayError `invalid_request`.
  * @example
  * ```ts
- * import { parseGatewayInput, createRefRequestSchema } from '@tollgate/core';
+ * import { parseGatewayInput, createRefRequestSchema } from '@tollgate/core/gateway';
  * const options = parseGatewayInput(createRefRequestSchema, request.body);
  * ```
  */

@@ -44,7 +44,8 @@ export const defaultGatewayRateLimits: GatewayRateLimits = Object.freeze({
  * @returns The middleware.
  * @example
  * ```ts
- * import { gatewayRateLimit, route } from '@tollgate/core';
+ * import { route } from '@tollgate/core';
+ * import { gatewayRateLimit } from '@tollgate/core/gateway';
  * const limited = route({ method: 'GET', path: '/ref/:refId', middleware: [gatewayRateLimit(limiter, 'refLookup', rule)], handler });
  * ```
  */

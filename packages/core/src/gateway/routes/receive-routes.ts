@@ -70,7 +70,7 @@ function settlementResponse(result: SettlementResult): HttpResponse {
  *
  * @example
  * ```ts
- * import { receiveRoutes, createPayments } from '@tollgate/core';
+ * import { receiveRoutes, createPayments } from '@tollgate/core/gateway';
  * const routes = receiveRoutes({ payments: createPayments(deps) });
  * ```
  */

@@ -27,7 +27,7 @@ export const refBodyLimit = 8 * 1024;
  * @returns The routes.
  * @example
  * ```ts
- * import { refRoutes } from '@tollgate/core';
+ * import { refRoutes } from '@tollgate/core/gateway';
  * const routes = refRoutes({ refs, auth, rateLimiter, rateLimits });
  * ```
  */

@@ -22,7 +22,8 @@ import {
  * @returns The store.
  * @example
  * ```ts
- * import { coreMigrations, createSqlMerchantStore, gatewayMigrations, runMigrations } from '@tollgate/core';
+ * import { coreMigrations, gatewayMigrations, runMigrations } from '@tollgate/core';
+ * import { createSqlMerchantStore } from '@tollgate/core/gateway';
  * import { createPgliteClient } from '@tollgate/core/pglite';
  * const sql = await createPgliteClient({ dataDir: './data' });
  * await runMigrations(sql, coreMigrations);

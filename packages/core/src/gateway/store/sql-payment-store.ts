@@ -29,7 +29,8 @@ import {
  * @returns The store.
  * @example
  * ```ts
- * import { coreMigrations, createSqlPaymentStore, gatewayMigrations, runMigrations } from '@tollgate/core';
+ * import { coreMigrations, gatewayMigrations, runMigrations } from '@tollgate/core';
+ * import { createSqlPaymentStore } from '@tollgate/core/gateway';
  * import { createPgliteClient } from '@tollgate/core/pglite';
  * const sql = await createPgliteClient({ dataDir: './data' });
  * await runMigrations(sql, coreMigrations);

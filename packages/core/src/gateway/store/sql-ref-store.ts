@@ -11,7 +11,8 @@ import { createRefInSql, getPaymentStatusInSql, getPaymentTargetInSql, getRefInS
  * @returns The store.
  * @example
  * ```ts
- * import { coreMigrations, createSqlRefStore, gatewayMigrations, runMigrations } from '@tollgate/core';
+ * import { coreMigrations, gatewayMigrations, runMigrations } from '@tollgate/core';
+ * import { createSqlRefStore } from '@tollgate/core/gateway';
  * import { createPgliteClient } from '@tollgate/core/pglite';
  * const sql = await createPgliteClient({ dataDir: './data' });
  * await runMigrations(sql, coreMigrations);
