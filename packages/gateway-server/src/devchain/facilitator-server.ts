@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { parseJsonWithUniqueKeys, quoteJsonKey } from '@tollgate/core';
 import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse } from '@x402/core/types';
 import { FacilitatorRpcError } from './facilitator-signer';
 import { checkFacilitatorCall, type FacilitatorCall, type FacilitatorCallRefusal, type SupportedKinds } from './facilitator-request';
@@ -149,13 +150,12 @@ export async function startFacilitatorServer(options: FacilitatorServerOptions):
       if (error instanceof BodyTooLarge) return errorAnswer(413, 'payload_too_large', `The body exceeds ${maxBodyBytes} bytes.`);
       throw error;
     }
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      return errorAnswer(400, 'malformed_body', 'The body is not valid JSON.');
+    // Duplicate keys are refused as everywhere else: a payload must mean one thing to every parser.
+    const parsed = parseJsonWithUniqueKeys(text);
+    if (!parsed.ok) {
+      return errorAnswer(400, 'malformed_body', parsed.reason === 'duplicate_key' ? `The body names the key ${quoteJsonKey(parsed.key)} twice.` : 'The body is not valid JSON.');
     }
-    const checked = checkFacilitatorCall(body, await facilitator.getSupported());
+    const checked = checkFacilitatorCall(parsed.value, await facilitator.getSupported());
     if ('refusal' in checked) {
       const { refusal } = checked;
       return refusal.kind === 'request' ? errorAnswer(400, refusal.code, refusal.message) : paymentRefusal(path, refusal);

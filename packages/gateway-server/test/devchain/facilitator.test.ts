@@ -128,6 +128,9 @@ describe('self-hosted facilitator over HTTP', () => {
     const envelope = (overrides: Record<string, unknown> = {}) => JSON.stringify({ x402Version: 2, paymentPayload: payload, paymentRequirements: requirements(), ...overrides });
     expect(await post('/verify', '{"x402Version": 2,')).toEqual({ status: 400, body: { error: { code: 'malformed_body', message: 'The body is not valid JSON.' } } });
     expect(await post('/settle', 'not json')).toMatchObject({ status: 400, body: { error: { code: 'malformed_body' } } });
+    // Two values for one key would mean different payments to different parsers: refused, never settled.
+    const twice = envelope().replace('{"x402Version":2,', '{"x402Version":2,"x402Version":2,');
+    expect(await post('/settle', twice)).toEqual({ status: 400, body: { error: { code: 'malformed_body', message: 'The body names the key "x402Version" twice.' } } });
     expect(await post('/verify', '[1,2]')).toMatchObject({ status: 400, body: { error: { code: 'malformed_request' } } });
     expect(await post('/verify', JSON.stringify({ x402Version: 2, paymentPayload: payload }))).toMatchObject({ status: 400, body: { error: { code: 'malformed_request' } } });
     expect(await post('/verify', envelope(), 'text/plain')).toMatchObject({ status: 415, body: { error: { code: 'unsupported_media_type' } } });
