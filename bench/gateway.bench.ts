@@ -5,7 +5,8 @@
  * client → server → facilitator → anvil, one payer, sequential) for both stacks.
  *
  * Paid payments are measured for every stack through each of two facilitators on the same chain: ours
- * (the dev stack's self-hosted one) and the one the x402 documentation shows. The historical ratio
+ * (the dev stack's self-hosted one) and the one the x402 documentation shows; `ours-trust` is our gateway
+ * with `GATEWAY_CONFIRM_TRANSFERS=false`, to price the on-chain confirmation of each settlement. The historical ratio
  * (each stack through its own facilitator) mixes facilitator speed with gateway speed; the
  * `[same facilitator: …]` ratios compare the gateways alone.
  *
@@ -125,6 +126,7 @@ function printRatios(negotiation: Record<string, number[]>, paid: Record<string,
   line('paid ours-pg / official  [each its own facilitator]', paid, 'ours-pg@ours-fac', 'official@doc-fac', 'PostgreSQL server');
   line('paid ours-pg / official  [same facilitator: ours]', paid, 'ours-pg@ours-fac', 'official@ours-fac', 'PostgreSQL server');
   line('paid ours-pg / official  [same facilitator: documented]', paid, 'ours-pg@doc-fac', 'official@doc-fac', 'PostgreSQL server');
+  line('confirmation cost: ours / ours-trust  [facilitator: ours]', paid, 'ours@ours-fac', 'ours-trust@ours-fac', 'GATEWAY_CONFIRM_TRANSFERS on / off, PGlite');
   line('facilitator ours / documented  [official middleware]', paid, 'official@ours-fac', 'official@doc-fac');
   line('facilitator ours / documented  [our gateway, PGlite]', paid, 'ours@ours-fac', 'ours@doc-fac');
   line('facilitator ours / documented  [our gateway, PostgreSQL]', paid, 'ours-pg@ours-fac', 'ours-pg@doc-fac');
@@ -163,12 +165,13 @@ export default async function bench(): Promise<void> {
     printRatios(negotiation, paid);
     process.stdout.write(
       '\nWhat differs between the stacks, per payment, whatever the facilitator. Both call the facilitator\'s\n' +
-        '/verify then /settle. Ours also does what the official middleware does not: a durable exactly-once\n' +
-        'claim before any facilitator call, a "settle started" mark between /verify and /settle, and the\n' +
-        'settled record with its notification job (three database writes); its own EIP-3009 signature\n' +
-        'recovery before any facilitator call; two secp256k1 receipt signatures (Tollgate receipt + x402\n' +
-        'offer-receipt); and a chain-head read that overlaps /verify (cached by viem for 4 s). The official\n' +
-        'middleware keeps nothing, checks no signature itself and signs nothing.\n',
+        '/verify then /settle. Ours also does what the official middleware does not: its own EIP-3009 signature\n' +
+        'recovery and context checks before any facilitator call; three durable database writes (the exactly-once\n' +
+        'claim with its "settle started" mark between /verify and /settle, the transaction hash, and the settled\n' +
+        'record with its notification job in one statement); two secp256k1 receipt signatures (Tollgate receipt +\n' +
+        'x402 offer-receipt); and, unless GATEWAY_CONFIRM_TRANSFERS=false (ours-trust), one eth_getTransactionReceipt\n' +
+        'confirming the transfer before the receipt is signed (overlapped with the hash write and the signatures).\n' +
+        'The official middleware keeps nothing, checks no signature itself, signs nothing and trusts the facilitator.\n',
     );
   } finally {
     await stop();

@@ -120,7 +120,7 @@ async function startOfficialStack(stack: DevStack, facilitatorUrl: string) {
  * Our gateway as an operator runs it: PGlite (or a PostgreSQL server), `facilitatorUrl`, warnings-only
  * logs (the official middleware and the bare route log nothing), with one merchant and ref of its own.
  */
-async function startOurStack(stack: DevStack, options: { dataDir: string; facilitatorUrl: string; databaseUrl: string | undefined }) {
+async function startOurStack(stack: DevStack, options: { dataDir: string; facilitatorUrl: string; databaseUrl: string | undefined; confirmTransfers: boolean }) {
   const gateway = await startGatewayServer(
     loadGatewayConfig({
       GATEWAY_PORT: '0',
@@ -133,6 +133,7 @@ async function startOurStack(stack: DevStack, options: { dataDir: string; facili
       GATEWAY_LOCAL_USDC: stack.usdc.address,
       GATEWAY_DEV_CHAIN: '0',
       GATEWAY_NOTIFY_ENABLED: 'false',
+      GATEWAY_CONFIRM_TRANSFERS: String(options.confirmTransfers),
       GATEWAY_RATE_LIMIT_CHALLENGE: '1000/60',
       GATEWAY_RATE_LIMIT_REGISTER: '1000/60',
       // The load generator is one client sending thousands of requests a second: never limit it.
@@ -161,15 +162,18 @@ async function main(): Promise<void> {
   const postgresUrl = process.env['BENCH_DATABASE_URL'];
   const running: Record<string, { url: string; close: () => Promise<void> }> = {};
   // Each stack first through its own facilitator (the historical pairing), then through the other one.
-  const stacks = postgresUrl === undefined ? ['official', 'ours'] : ['official', 'ours', 'ours-pg'];
+  // `ours-trust` is our gateway with GATEWAY_CONFIRM_TRANSFERS=false (receipts on the facilitator's word):
+  // beside `ours` on the same facilitator it prices the on-chain confirmation.
+  const stacks = postgresUrl === undefined ? ['official', 'ours', 'ours-trust'] : ['official', 'ours', 'ours-trust', 'ours-pg'];
   for (const stackName of stacks) {
-    for (const facilitator of stackName === 'official' ? (['doc-fac', 'ours-fac'] as const) : (['ours-fac', 'doc-fac'] as const)) {
+    const pairings = stackName === 'official' ? (['doc-fac', 'ours-fac'] as const) : stackName === 'ours-trust' ? (['ours-fac'] as const) : (['ours-fac', 'doc-fac'] as const);
+    for (const facilitator of pairings) {
       const facilitatorUrl = facilitators[facilitator];
       const databaseUrl = stackName === 'ours-pg' ? postgresUrl : undefined;
       running[`${stackName}@${facilitator}`] =
         stackName === 'official'
           ? await startOfficialStack(stack, facilitatorUrl)
-          : await startOurStack(stack, { dataDir: join(dataDir, `${stackName}-${facilitator}`), facilitatorUrl, databaseUrl });
+          : await startOurStack(stack, { dataDir: join(dataDir, `${stackName}-${facilitator}`), facilitatorUrl, databaseUrl, confirmTransfers: stackName !== 'ours-trust' });
     }
   }
   const url = (name: string) => running[name]?.url;
