@@ -23,7 +23,7 @@ export function exportsFor(pkg) {
 /** @param {import('./workspace.mjs').WorkspacePackage} pkg */
 export function binsFor(pkg) {
   if (!pkg.bins) return undefined;
-  return Object.fromEntries(Object.keys(pkg.bins).map((bin) => [bin, `./dist/bin/${bin}.js`]));
+  return Object.fromEntries(Object.keys(pkg.bins).map((bin) => [bin, `./bin/${bin}.mjs`]));
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
@@ -38,7 +38,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       main: './dist/index.cjs', module: './dist/index.js', types: './dist/index.d.ts',
       exports: exportsFor(pkg),
       ...(pkg.bins ? { bin: binsFor(pkg) } : {}),
-      files: ['dist', 'README.md'],
+      files: ['dist', ...(pkg.bins ? ['bin'] : []), 'README.md'],
       ...rest,
     };
     writeFileSync(file, JSON.stringify(out, null, 2) + '\n');

@@ -1,4 +1,4 @@
-import { cors, defineRoutes, isTollgateError, renderLicenseClientError, type Route } from '@tollgate/core';
+import { adminPathPrefix, cors, defineRoutes, isTollgateError, renderLicenseClientError, type Route, type RouteTable } from '@tollgate/core';
 import { logRequests, toExpress, type LogSink } from '@tollgate/core/node';
 import express, { type Express } from 'express';
 import { noStoreByDefault, requireLicenseProtocol } from './routes/client-protocol';
@@ -7,6 +7,11 @@ import { noStoreByDefault, requireLicenseProtocol } from './routes/client-protoc
 export interface LicenseRouteTables {
   /** `/health` and the CBOR client protocol under `/v1` (permissive CORS, CBOR error bodies). */
   client: Route[];
+  /**
+   * The JSON Admin API (`createLicenseAdminApi(...).table`): every path under `/v1/admin` goes to it, so
+   * none of them inherits the client protocol's CORS or CBOR errors.
+   */
+  admin?: RouteTable;
 }
 
 /**
@@ -28,6 +33,13 @@ export function createLicenseApp(tables: LicenseRouteTables, logger: LogSink): E
   app.set('etag', false);
   // Request lines are info-level: below that level the middleware is not mounted at all.
   if (logger.isLevelEnabled?.('info') !== false) app.use(logRequests(logger));
+  if (tables.admin) {
+    const admin = toExpress(tables.admin);
+    app.use((request, response, next) => {
+      if (request.path === adminPathPrefix || request.path.startsWith(`${adminPathPrefix}/`)) admin(request, response, next);
+      else next();
+    });
+  }
   app.use(
     toExpress(
       defineRoutes({

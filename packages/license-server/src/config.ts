@@ -1,4 +1,4 @@
-import { ConfigError, base64Decode, envEnum, envInteger, envString, envUrl, hexDecode, parseEnv, type EnvRecord } from '@tollgate/core';
+import { ConfigError, base64Decode, defaultAdminTokenPrefix, envEnum, envInteger, envString, envUrl, hexDecode, parseEnv, type EnvRecord } from '@tollgate/core';
 import { join } from 'node:path';
 
 /** Everything the license server reads from its environment. */
@@ -18,6 +18,12 @@ export interface LicenseConfig {
   rootPublicKeys: Uint8Array[];
   /** How often every instance rebuilds its keyset from the database, in seconds. */
   keysetRefreshSeconds: number;
+  /** Prefix of Admin tokens (`ADMIN_TOKEN_PREFIX`, 5 printable characters: prefix + 43 = 48). */
+  adminTokenPrefix: string;
+  /** Realm of `WWW-Authenticate: Bearer realm="…"` on Admin 401s (`ADMIN_REALM`). */
+  adminRealm: string;
+  /** How often the audit heads are signed as anchors, in seconds (`LICENSE_AUDIT_ANCHOR_SECONDS`). */
+  auditAnchorSeconds: number;
 }
 
 const masterKeyPattern = /^(?:[0-9a-f]{64}|[A-Za-z0-9+/]{43}=?|[A-Za-z0-9_-]{43})$/;
@@ -55,6 +61,9 @@ export function decodeMasterKey(text: string): Uint8Array {
  * | `LICENSE_MASTER_KEY` | dev: `.tollgate/license/master.key` | 32 bytes (64 hex digits or base64) sealing epoch keys |
  * | `LICENSE_ROOT_PUBLIC_KEYS` | dev: the dev root | pinned root public keys, comma-separated hex (current,next) |
  * | `LICENSE_KEYSET_REFRESH_SECONDS` | 30 | how often the keyset is rebuilt from the database |
+ * | `ADMIN_TOKEN_PREFIX` | `tgla_` | prefix of Admin tokens (5 printable characters; tokens are 48 characters) |
+ * | `ADMIN_REALM` | `tollgate-license` | realm named in `WWW-Authenticate` on Admin 401s |
+ * | `LICENSE_AUDIT_ANCHOR_SECONDS` | 300 | how often each vendor's audit head is signed as an anchor |
  *
  * @example
  * ```ts
@@ -89,6 +98,9 @@ export function loadLicenseConfig(env: EnvRecord): LicenseConfig {
     masterKey,
     rootPublicKeys: parsed.LICENSE_ROOT_PUBLIC_KEYS === undefined ? [] : parsed.LICENSE_ROOT_PUBLIC_KEYS.split(',').map(hexDecode),
     keysetRefreshSeconds: parsed.LICENSE_KEYSET_REFRESH_SECONDS,
+    adminTokenPrefix: parsed.ADMIN_TOKEN_PREFIX,
+    adminRealm: parsed.ADMIN_REALM,
+    auditAnchorSeconds: parsed.LICENSE_AUDIT_ANCHOR_SECONDS,
   };
 }
 
@@ -102,6 +114,9 @@ function parseVariables(env: EnvRecord) {
     LOG_LEVEL: envEnum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, { default: 'info' }),
     LICENSE_ROOT_PUBLIC_KEYS: envString({ optional: true, pattern: rootKeysPattern, expected: '1 to 4 comma-separated 32-byte public keys in lower-case hex' }),
     LICENSE_KEYSET_REFRESH_SECONDS: envInteger({ min: 1, max: 3600, default: 30 }),
+    ADMIN_TOKEN_PREFIX: envString({ default: defaultAdminTokenPrefix, pattern: /^[\x21-\x7e]{5}$/, expected: '5 printable ASCII characters without spaces (tokens are 48 characters)' }),
+    ADMIN_REALM: envString({ default: 'tollgate-license', pattern: /^[\x20-\x7e]{1,64}$/, expected: '1 to 64 printable ASCII characters' }),
+    LICENSE_AUDIT_ANCHOR_SECONDS: envInteger({ min: 10, max: 86_400, default: 300 }),
   });
 }
 

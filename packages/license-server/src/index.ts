@@ -27,3 +27,6 @@ export {
 export { ensureDevTrust, describeDevTrust, type DevTrust } from './ceremony/dev-trust';
 export { acquireEmbeddedDatabaseLock, type EmbeddedDatabaseLock } from './ceremony/embedded-lock';
 export { runLicenseCli, type CliIo } from './cli/run-cli';
+export { auditAnchorRoutes, defaultAuditAnchorLimit, maxAuditAnchorLimit } from './routes/audit-anchors';
+export { startAuditAnchorJob, type AuditAnchorJob, type AuditAnchorJobOptions, type AuditAnchorRun } from './jobs/audit-anchor-job';
+export { licenseAdminOperations, type LicenseAdminServices } from './admin-operations';

@@ -1,11 +1,24 @@
-import { coreMigrations, licenseMigrations, systemClock, type Clock } from '@tollgate/core';
+import {
+  coreMigrations,
+  createLicenseAdminApi,
+  createSqlAuditLog,
+  licenseMigrations,
+  systemClock,
+  type AdminProvisioningContext,
+  type LicenseAdminApi,
+  type Clock,
+  type SqlClient,
+} from '@tollgate/core';
 import { closeOnSignal, serverLoggerOptions, startService, type RunningService } from '@tollgate/core/node';
 import pino, { type DestinationStream, type Logger } from 'pino';
+import { licenseAdminOperations } from './admin-operations';
 import { createLicenseApp } from './app';
 import { devKeyPaths, resolveMasterKey } from './ceremony/ceremony';
 import { describeDevTrust, ensureDevTrust, type DevTrust } from './ceremony/dev-trust';
 import { acquireEmbeddedDatabaseLock } from './ceremony/embedded-lock';
 import { licenseDatabaseDir, loadLicenseConfig, type LicenseConfig } from './config';
+import { startAuditAnchorJob } from './jobs/audit-anchor-job';
+import { auditAnchorRoutes } from './routes/audit-anchors';
 import { healthRoutes } from './routes/health';
 import { keysRoutes } from './routes/keys';
 import { revocationRoutes } from './routes/revocations';
@@ -20,6 +33,12 @@ export interface LicenseContext {
   pinnedRoots: readonly Uint8Array[];
   /** Set in dev mode: the generated dev root and epoch. */
   devTrust: DevTrust | undefined;
+  /** The service's database. */
+  sql: SqlClient;
+  /** What `bootstrapVendor` and `createAdminToken` need to provision against this server's database. */
+  adminProvisioning: AdminProvisioningContext;
+  /** The Admin API: its route table and the operations it was built from. */
+  admin: LicenseAdminApi;
 }
 
 /** A running license server. */
@@ -91,11 +110,27 @@ export async function startLicenseServer(config: LicenseConfig, options: StartLi
             throw error;
           }
         }
-        const client = [...healthRoutes(database), ...keysRoutes(trust), ...revocationRoutes(database.sql)];
+        const client = [...healthRoutes(database), ...keysRoutes(trust), ...revocationRoutes(database.sql), ...auditAnchorRoutes(database.sql)];
+        const audit = createSqlAuditLog(database.sql);
+        const admin = createLicenseAdminApi({
+          sql: database.sql,
+          masterKey,
+          clock,
+          audit,
+          tokenPrefix: config.adminTokenPrefix,
+          realm: config.adminRealm,
+          operations: licenseAdminOperations({ sql: database.sql, audit, trust, clock, masterKey }),
+          onUnexpectedError: (error) => logger.error({ err: error }, 'unhandled admin error'),
+        });
+        const anchorJob = startAuditAnchorJob({ sql: database.sql, trust, clock, logger, intervalMs: config.auditAnchorSeconds * 1000 });
+        const adminProvisioning: AdminProvisioningContext = { sql: database.sql, masterKey, tokenPrefix: config.adminTokenPrefix, audit, clock };
         return {
-          listener: createLicenseApp({ client }, logger),
-          context: { logger, trust, pinnedRoots, devTrust },
-          stop: () => trust.close(),
+          listener: createLicenseApp({ client, admin: admin.table }, logger),
+          context: { logger, trust, pinnedRoots, devTrust, sql: database.sql, adminProvisioning, admin },
+          stop: async () => {
+            await anchorJob.close();
+            await trust.close();
+          },
         };
       },
     });

@@ -27,6 +27,9 @@ export const adminErrorCodes = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   service_unavailable: 503,
+  account_exists: 409,
+  catalog_item_exists: 409,
+  policy_exists: 409,
 } as const satisfies Record<string, number>;
 
 /** An Admin API or webhook error code. */

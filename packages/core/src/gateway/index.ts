@@ -16,8 +16,8 @@ export {
   type NetworkRegistry,
   type NetworkRegistryOptions,
 } from './networks';
-export { classifyIpAddress, parseIpv4, parseIpv6, type IpAddressClass, type IpAddressKind } from './ip-ranges';
-export { checkPublicHttpsUrl, maxPublicUrlLength, type PublicHttpsUrlCheck, type UnsafeUrlReason } from './url-safety';
+export { classifyIpAddress, parseIpv4, parseIpv6, type IpAddressClass, type IpAddressKind } from '../net/ip-ranges';
+export { checkPublicHttpsUrl, maxPublicUrlLength, type PublicHttpsUrlCheck, type UnsafeUrlReason } from '../net/url-safety';
 export { evmAddressSchema, networkFieldSchema, utf8TextSchema, publicHttpsUrlSchema } from './schema-fields';
 export { parseGatewaySecret, deriveGatewayKeys, gatewaySecretBytes, gatewayKeyLabels, type GatewayKeys } from './secrets';
 export { createRpcClients, type RpcClients, type ConfiguredRpc, type RpcClientOptions } from './rpc-clients';

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { getAddress, isAddress, type Address } from 'viem';
-import { checkPublicHttpsUrl } from './url-safety';
+import { checkPublicHttpsUrl } from '../net/url-safety';
 
 /**
  * An EVM address, EIP-55 checksummed or all-lowercase, output in EIP-55 form. A mixed-case address

@@ -115,3 +115,21 @@ export {
   type RevocationPage,
 } from './storage/revocation-store';
 export { buildKeyset, type PublishedKeyset, type BuildKeysetOptions, type SkippedCertificate } from './storage/keyset-store';
+export * from './admin';
+export type { AuditAnchor } from './payloads/audit-anchor';
+export {
+  auditEventHash,
+  auditChainLink,
+  auditSummaryJson,
+  redactAuditSummary,
+  isSecretSummaryKey,
+  verifyAuditChain,
+  auditGenesisHash,
+  auditEventHashDomain,
+  auditRedactedValue,
+  type AuditChainLink,
+  type AuditChainRange,
+} from './admin/audit/audit-chain';
+export { createSqlAuditLog } from './admin/audit/sql-audit-log';
+export { anchorAuditHeads, listAuditAnchors, maxAuditAnchorPage, type AnchoredAuditHead, type StoredAuditAnchor, type AnchorAuditHeadsOptions } from './admin/audit/audit-anchors';
+export { verifyAuditAnchor, type AuditAnchorTrust, type AuditAnchorVerification, type VerifyAuditAnchorOptions } from './admin/audit/audit-anchor-verify';

@@ -1,5 +1,6 @@
 import type { CborRecordSpec } from './cbor-record';
 import { keysetSpec, errorBodySpec, type ErrorBody, type Keyset } from './messages/keyset-message';
+import { auditAnchorSpec, type AuditAnchor } from './payloads/audit-anchor';
 import {
   accountSessionSpec,
   deactivateResponseSpec,
@@ -30,6 +31,7 @@ export interface ArtifactPayloads {
   'kill-order': KillOrder;
   'revocation-batch': RevocationBatch;
   'offline-response': OfflineResponse;
+  'audit-anchor': AuditAnchor;
 }
 
 /** A kind of signed artifact (COSE_Sign1 envelope). */
@@ -123,6 +125,7 @@ export const artifactKinds: { readonly [Kind in ArtifactKind]: ArtifactKindInfo<
   'kill-order': artifact('kill-order', 'product', 'epoch', killOrderSpec),
   'revocation-batch': artifact('revocation-batch', 'global', 'epoch', revocationBatchSpec),
   'offline-response': artifact('offline-response', 'product', 'epoch', offlineResponseSpec),
+  'audit-anchor': artifact('audit-anchor', 'global', 'epoch', auditAnchorSpec),
 });
 
 /**

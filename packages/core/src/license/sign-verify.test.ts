@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  artifactKinds,
   ArtifactError,
   checkEpochWindow,
   decodeArtifactPayload,
@@ -24,7 +25,7 @@ import { samplePayloads, vectorEpochs, vectorNow, vectorProductId } from '../../
 const { global, acme } = vectorEpochs;
 const keys = { epochs: new Map<string, EpochKey>([global, acme].map((epoch) => [epoch.epochIdHex, epoch])) };
 type EpochSignedKind = Exclude<ArtifactKind, 'epoch-certificate'>;
-const productOf = (kind: EpochSignedKind) => (kind === 'revocation-batch' ? undefined : vectorProductId);
+const productOf = (kind: EpochSignedKind) => (artifactKinds[kind].scope === 'global' ? undefined : vectorProductId);
 
 async function signedSamples() {
   const payloads = await samplePayloads();

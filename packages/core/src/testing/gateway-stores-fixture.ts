@@ -1,4 +1,3 @@
-import { it } from 'vitest';
 import { hexEncode } from '../crypto/hex';
 import type { MerchantStore, RegistrationOutcome, RegistrationRequest } from '../gateway/store/merchant-store';
 import type { PaymentStore } from '../gateway/store/payment-store';
@@ -7,16 +6,10 @@ import type { RefStore } from '../gateway/store/ref-store';
 import type { JobQueue } from '../storage/jobs/job-queue';
 import type { SqlClient } from '../storage/sql-client';
 import type { ConformanceFixture } from './conformance';
+import type { RaceFixture } from './race-case';
 
 /** What every gateway store suite's fixture may say about where the stores run. */
-export interface GatewayStoresFixtureEngine extends ConformanceFixture {
-  /**
-   * The database engine (`openTestDatabase(...)` spread into the fixture provides it). `pglite` runs every
-   * statement on one connection, so the race cases are skipped there, with the reason shown: they would
-   * pass without proving anything. Leave it out for a store with real concurrency.
-   */
-  readonly engine?: string;
-}
+export type GatewayStoresFixtureEngine = ConformanceFixture & RaceFixture;
 
 /** What the MerchantStore suite opens: the store under test, over an empty database. */
 export interface MerchantStoreConformanceFixture extends GatewayStoresFixtureEngine {
@@ -40,42 +33,6 @@ export interface PaymentStoreConformanceFixture extends RefStoreConformanceFixtu
   readonly sql?: SqlClient;
 }
 
-const provesNothingOnPglite = 'PGlite runs every statement on one connection, so it would prove nothing; set TOLLGATE_TEST_DATABASE_URL to run it on PostgreSQL';
-
-/** Why a race case is skipped on PGlite (shown by the reporter). */
-export const singleConnectionSkipReason = `race case: ${provesNothingOnPglite}`;
-
-/**
- * Registers a race case: concurrent calls whose outcome only a store with real concurrency can get
- * wrong. It runs on every fixture except a single-connection one (`engine: 'pglite'`), where it is
- * skipped with {@link singleConnectionSkipReason} as its note, and one warning on stderr per test worker
- * (default reporters show skip notes only in verbose mode).
- *
- * @param title - The case's title.
- * @param fixture - The suite's fixture getter.
- * @param body - The case.
- * @example
- * ```ts
- * import { raceCase } from './gateway-stores-fixture';
- * raceCase('lets exactly one of 20 parallel rotations through', fixture, async () => {
- *   const outcomes = await Promise.all(Array.from({ length: 20 }, () => fixture().merchants.rotateCredential(params)));
- *   expect(outcomes.filter((outcome) => outcome.kind === 'rotated')).toHaveLength(1);
- * });
- * ```
- */
-export function raceCase(title: string, fixture: () => GatewayStoresFixtureEngine, body: () => Promise<void>): void {
-  it(title, async (context) => {
-    if (fixture().engine === 'pglite') {
-      // The skip note shows in verbose reporters only; say it once on stderr too, so no run hides it.
-      if (!warnedAboutSkippedRaces) console.warn(`[tollgate] Gateway store race cases skipped: ${provesNothingOnPglite}.`);
-      warnedAboutSkippedRaces = true;
-      context.skip(singleConnectionSkipReason);
-    }
-    await body();
-  });
-}
-
-let warnedAboutSkippedRaces = false;
 
 /** The suite's fixed "now": 2026-03-01T12:00:00Z. */
 export const gatewayConformanceEpoch = Date.UTC(2026, 2, 1, 12, 0, 0);

@@ -26,6 +26,9 @@ export {
   type PaymentStoreConformanceFixture,
   type EnrolledMerchant,
 } from './gateway-stores-fixture';
+export { raceCase, singleConnectionSkipReason, type RaceFixture } from './race-case';
+export { describeAdminFoundationConformance, type AdminFoundationConformanceFixture } from './admin-foundation-conformance';
+export { describeAuditLogConformance, type AuditLogConformanceFixture } from './audit-log-conformance';
 // Node-only helpers (node:fs, drivers), which make this subpath Node-only. Node-only files are
 // imported as `*.node.js`: tsup's native-addon plugin captures every specifier ending in `.node`.
 export { openTestDatabase, type TestDatabase, type OpenTestDatabaseOptions } from './node-test-database';

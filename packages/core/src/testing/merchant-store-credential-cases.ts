@@ -1,6 +1,7 @@
+import { raceCase } from './race-case';
 import { expect, it } from 'vitest';
 import type { CredentialKind } from '../gateway/store/records';
-import { at, enrollMerchant, hexId, raceCase, type MerchantStoreConformanceFixture } from './gateway-stores-fixture';
+import { at, enrollMerchant, hexId, type MerchantStoreConformanceFixture } from './gateway-stores-fixture';
 
 function newCredential(kind: CredentialKind) {
   return kind === 'api' ? { id: hexId(8), secretHash: hexId(32) } : { id: hexId(8) };

@@ -1,3 +1,4 @@
+import { raceCase } from './race-case';
 import { expect, it } from 'vitest';
 import type { MerchantStore } from '../gateway/store/merchant-store';
 import {
@@ -7,7 +8,6 @@ import {
   enrollRequest,
   freshAddress,
   hexId,
-  raceCase,
   type MerchantStoreConformanceFixture,
 } from './gateway-stores-fixture';
 

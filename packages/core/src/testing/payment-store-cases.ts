@@ -1,8 +1,9 @@
+import { raceCase } from './race-case';
 import { expect, it } from 'vitest';
 import { notificationQueue } from '../gateway/notifications/notification-job';
 import { settlementRecoveryQueue } from '../gateway/payments/recovery-job';
 import type { NewPaymentClaim, PaymentRecord } from '../gateway/store/payment-records';
-import { at, hexId, raceCase, type PaymentStoreConformanceFixture } from './gateway-stores-fixture';
+import { at, hexId, type PaymentStoreConformanceFixture } from './gateway-stores-fixture';
 import { claimable, claimFor, completionFor, failedAnswer, held, jobsOf, minute, settledAnswer } from './payment-store-fixture';
 
 /** A taker of `claim`'s lease at `now`, leasing it for two minutes. */

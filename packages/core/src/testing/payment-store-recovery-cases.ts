@@ -1,7 +1,8 @@
+import { raceCase } from './race-case';
 import { expect, it } from 'vitest';
 import { settlementRecoveryJobKey, settlementRecoveryQueue } from '../gateway/payments/recovery-job';
 import type { JobQueue } from '../storage/jobs/job-queue';
-import { at, hexId, raceCase, type PaymentStoreConformanceFixture } from './gateway-stores-fixture';
+import { at, hexId, type PaymentStoreConformanceFixture } from './gateway-stores-fixture';
 import { claimable, claimFor, completionFor, failedAnswer, held, jobsOf, minute } from './payment-store-fixture';
 
 /**

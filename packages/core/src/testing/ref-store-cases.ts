@@ -1,5 +1,6 @@
+import { raceCase } from './race-case';
 import { expect, it } from 'vitest';
-import { at, enrollMerchant, freshAddress, hexId, raceCase, refFor, type RefStoreConformanceFixture } from './gateway-stores-fixture';
+import { at, enrollMerchant, freshAddress, hexId, refFor, type RefStoreConformanceFixture } from './gateway-stores-fixture';
 
 /** Registers the ref cases of the RefStore suite. */
 export function defineRefCases(fixture: () => RefStoreConformanceFixture): void {

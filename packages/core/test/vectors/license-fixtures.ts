@@ -167,6 +167,7 @@ export async function samplePayloads(): Promise<{ [Kind in Exclude<keyof Artifac
       userMessage: 'This license was revoked.',
       revocationEpoch: 4,
     },
+    'audit-anchor': { protoVersion: 1, vendorId: vectorBytes('vendor-id', 16), seq: 42, head: vectorBytes('audit-head'), anchoredAt: vectorNow },
     'revocation-batch': {
       protoVersion: 1,
       seq: 4,

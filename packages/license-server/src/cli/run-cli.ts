@@ -6,6 +6,7 @@ import { CeremonyError } from '../ceremony/ceremony-error';
 import { createRootKeyFile, writeOwnerOnlyFile } from '../ceremony/key-files';
 import { loadLicenseConfig } from '../config';
 import { runLicenseFromEnv } from '../server';
+import { adminCommandsUsage, isAdminCommand, runAdminCommand } from './admin-commands';
 
 /** Where the CLI reads its environment and writes its output. */
 export interface CliIo {
@@ -24,7 +25,7 @@ const usage = `Usage: tollgate-license [command]
   root sign --root <file> --request <file|hex> [--out <file>]
                                           sign a certificate request with the root, offline
   epoch load --certificate <file|hex>     verify a root-signed certificate against LICENSE_ROOT_PUBLIC_KEYS and activate it
-`;
+${adminCommandsUsage}`;
 
 function hexArgument(value: string | undefined, name: string): Uint8Array {
   if (value === undefined) throw new CeremonyError('invalid_argument', `--${name} is required.`);
@@ -70,6 +71,7 @@ async function dispatch(args: string[], io: CliIo): Promise<number | undefined> 
     await runLicenseFromEnv(io.env as NodeJS.ProcessEnv);
     return undefined;
   }
+  if (isAdminCommand(group)) return runAdminCommand(args, io);
   if (group === 'help' || group === '--help' || group === '-h') {
     io.stdout(usage);
     return 0;
@@ -139,7 +141,8 @@ function isParseArgsError(error: unknown): boolean {
 }
 
 /**
- * The `tollgate-license` command line: `serve` (default) and the key ceremony subcommands. Errors are
+ * The `tollgate-license` command line: `serve` (default), the key ceremony subcommands and the operator
+ * commands (`bootstrap`, `tokens`, `products`; see `runAdminCommand`). Errors are
  * printed as one line (never with key material) and give exit status 1; usage errors (an unknown
  * command or option, a missing option value, a stray argument, a malformed value) print the usage and
  * give 2. `epoch create` refuses to seal under a generated dev master key when root pins are configured.

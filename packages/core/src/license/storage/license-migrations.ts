@@ -1,6 +1,11 @@
 import { defineMigrations, type MigrationSet } from '../../storage/migrations/define-migrations';
 import trustChainSql from './migrations/001_trust_chain.sql';
 import feedTruncateGuardSql from './migrations/002_feed_truncate_guard.sql';
+import adminFoundationSql from './migrations/003_admin_foundation.sql';
+import auditSql from './migrations/004_audit.sql';
+import catalogPoliciesSql from './migrations/005_catalog_policies.sql';
+import accountsSql from './migrations/006_accounts.sql';
+import licensesMachinesSql from './migrations/007_licenses_machines.sql';
 
 /**
  * The license service's tables (`license_…`): the `license` migration domain. Run after
@@ -16,4 +21,9 @@ import feedTruncateGuardSql from './migrations/002_feed_truncate_guard.sql';
 export const licenseMigrations: MigrationSet = defineMigrations('license', {
   '001_trust_chain.sql': trustChainSql,
   '002_feed_truncate_guard.sql': feedTruncateGuardSql,
+  '003_admin_foundation.sql': adminFoundationSql,
+  '004_audit.sql': auditSql,
+  '005_catalog_policies.sql': catalogPoliciesSql,
+  '006_accounts.sql': accountsSql,
+  '007_licenses_machines.sql': licensesMachinesSql,
 });

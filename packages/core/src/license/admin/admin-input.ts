@@ -1,0 +1,138 @@
+import * as v from 'valibot';
+import { base64Decode, base64UrlEncode } from '../../crypto/base64';
+import { isHexId } from '../../crypto/random';
+import { utf8Decode, utf8Encode } from '../../crypto/utf8';
+import { AdminError } from '../../errors/admin';
+
+/**
+ * Validates an Admin body or query with a valibot schema, or refuses it with 400 `invalid_request`
+ * whose message names up to three offending fields, so an operator fixes them at once.
+ *
+ * @param schema - The schema.
+ * @param input - The parsed body or query.
+ * @returns The validated output.
+ * @throws AdminError `invalid_request`.
+ * @example
+ * ```ts
+ * import * as v from 'valibot';
+ * import { parseAdminInput } from '@tollgate/core';
+ * const { tier } = parseAdminInput(v.strictObject({ tier: v.string() }), request.body);
+ * ```
+ */
+export function parseAdminInput<Schema extends v.GenericSchema>(schema: Schema, input: unknown): v.InferOutput<Schema> {
+  const result = v.safeParse(schema, input);
+  if (result.success) return result.output;
+  const problems = result.issues.slice(0, 3).map((issue) => `${v.getDotPath(issue) ?? (input === undefined ? 'body' : 'request')}: ${issue.message}`);
+  throw new AdminError('invalid_request', `Invalid request. ${problems.join('; ')}.`);
+}
+
+/**
+ * Checks a path id: `bytes` bytes as lowercase hex (license and machine ids 16 bytes, epoch ids 8). A
+ * malformed id names nothing that exists, so it is `not_found`, exactly like another vendor's id.
+ *
+ * @param value - The path parameter.
+ * @param what - What it names, for the message.
+ * @param bytes - Its length in bytes (16 by default).
+ * @returns The id.
+ * @throws AdminError `not_found`.
+ * @example
+ * ```ts
+ * import { adminPathId } from '@tollgate/core';
+ * const licenseId = adminPathId(call.params.licenseId, 'license');
+ * ```
+ */
+export function adminPathId(value: string | undefined, what: string, bytes = 16): string {
+  if (!isHexId(value, bytes)) throw new AdminError('not_found', `No such ${what}.`);
+  return value;
+}
+
+/** A page request: how many, and after which item. */
+export interface AdminPage {
+  readonly limit: number;
+  /** The position after which the page starts (decoded from `cursor`). */
+  readonly after: AdminCursorPosition | undefined;
+}
+
+/** A keyset position: the sort time in milliseconds and the id that breaks ties. */
+export interface AdminCursorPosition {
+  readonly at: number;
+  readonly id: string;
+}
+
+/** Page-size bounds of every Admin list (the spec leaves them open; docs/decisions.md). */
+export const adminPageSize = { default: 50, max: 200 } as const;
+
+/**
+ * Reads `limit` and `cursor` from a list query. `limit` is 1 to `max` (default 50, max 200); `cursor`
+ * is what a previous page returned as `next_cursor`.
+ *
+ * @param query - The request query.
+ * @param max - The largest page (200 unless the route allows more).
+ * @returns The page.
+ * @throws AdminError `invalid_request` for a bad limit or cursor.
+ * @example
+ * ```ts
+ * import { parseAdminPage } from '@tollgate/core';
+ * const page = parseAdminPage(call.query);
+ * ```
+ */
+export function parseAdminPage(query: Readonly<Record<string, string>>, max: number = adminPageSize.max): AdminPage {
+  const limitText = query['limit'];
+  let limit: number = Math.min(adminPageSize.default, max);
+  if (limitText !== undefined) {
+    if (!/^[1-9][0-9]{0,5}$/.test(limitText) || Number(limitText) > max) throw new AdminError('invalid_request', `limit must be a whole number from 1 to ${max}.`);
+    limit = Number(limitText);
+  }
+  const cursor = query['cursor'];
+  return { limit, after: cursor === undefined ? undefined : decodeAdminCursor(cursor) };
+}
+
+/**
+ * Encodes a keyset position as an opaque cursor (base64url). Cursors carry no authority: every list
+ * query is scoped to the caller's vendor, so a forged cursor only moves within the caller's own data.
+ *
+ * @param position - The last item of the page.
+ * @returns The cursor.
+ * @example
+ * ```ts
+ * import { encodeAdminCursor } from '@tollgate/core';
+ * const next = encodeAdminCursor({ at: row.createdAt.getTime(), id: row.licenseId });
+ * ```
+ */
+export function encodeAdminCursor(position: AdminCursorPosition): string {
+  return base64UrlEncode(utf8Encode(`${position.at}.${position.id}`));
+}
+
+function decodeAdminCursor(cursor: string): AdminCursorPosition {
+  const refuse = () => new AdminError('invalid_request', 'cursor is not a cursor this API returned.');
+  if (!/^[A-Za-z0-9_-]{1,200}$/.test(cursor)) throw refuse();
+  let text: string;
+  try {
+    text = utf8Decode(base64Decode(cursor));
+  } catch {
+    throw refuse();
+  }
+  const match = /^(0|[1-9][0-9]{0,15})\.([0-9a-z_-]{1,64})$/.exec(text);
+  if (match === null) throw refuse();
+  return { at: Number(match[1]), id: match[2] as string };
+}
+
+/**
+ * The page of `rows` to return and its `next_cursor`: callers fetch `limit + 1` rows so a next page is
+ * known without a count.
+ *
+ * @param rows - Up to `limit + 1` rows in list order.
+ * @param limit - The page size.
+ * @param positionOf - The keyset position of a row.
+ * @returns The page items and the cursor of the next page (`null` on the last page).
+ * @example
+ * ```ts
+ * import { pageOf } from '@tollgate/core';
+ * const { items, nextCursor } = pageOf(rows, page.limit, (row) => ({ at: row.createdAt.getTime(), id: row.id }));
+ * ```
+ */
+export function pageOf<Row>(rows: readonly Row[], limit: number, positionOf: (row: Row) => AdminCursorPosition): { items: Row[]; nextCursor: string | null } {
+  const items = rows.slice(0, limit);
+  const last = items[items.length - 1];
+  return { items, nextCursor: rows.length > limit && last !== undefined ? encodeAdminCursor(positionOf(last)) : null };
+}

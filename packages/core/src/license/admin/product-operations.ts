@@ -1,0 +1,64 @@
+import * as v from 'valibot';
+import { AdminError } from '../../errors/admin';
+import { checkPublicHttpsUrl } from '../../net/url-safety';
+import { adminOperation, type AdminOperation } from './admin-operation';
+import { adminPathId, parseAdminInput } from './admin-input';
+import type { SqlClient } from '../../storage/sql-client';
+import type { ProductRecord, VendorStore } from './vendor-store';
+
+const alertWebhookSchema = v.strictObject({
+  url: v.pipe(
+    v.string(),
+    v.check((url) => checkPublicHttpsUrl(url).ok, 'an https URL on a public host (no credentials, no private or local address)'),
+  ),
+  threshold: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100)),
+});
+
+/** The alert-webhook view of a product. */
+function alertView(product: ProductRecord) {
+  return { product_id: product.productId, alert_webhook: product.alertWebhook === null ? null : { ...product.alertWebhook }, updated_at: product.updatedAt.toISOString() };
+}
+
+/**
+ * `GET` and `PATCH /v1/admin/products/:productId/alert-webhook` (scope `products:rw`): the per-product
+ * suspicion-alert webhook, `url` (https, public host) and `threshold` (1 to 100). `PATCH` with
+ * `{ "alert_webhook": null }` is not offered: set a new URL instead (a product always alerts somewhere
+ * once configured). Another vendor's product is `not_found`.
+ *
+ * @param vendors - The vendor store to read and write through (rebuilt over the call's transaction).
+ * @returns The operations.
+ * @example
+ * ```ts
+ * import { productOperations, createSqlVendorStore } from '@tollgate/core';
+ * const operations = productOperations(createSqlVendorStore);
+ * ```
+ */
+export function productOperations(vendors: (sql: SqlClient) => VendorStore): AdminOperation[] {
+  return [
+    adminOperation({
+      method: 'GET',
+      path: '/products/:productId/alert-webhook',
+      scopes: ['products:rw'],
+      kind: 'read',
+      run: async (call) => {
+        const product = await vendors(call.sql).getProduct(call.actor.vendorId, adminPathId(call.params.productId, 'product'));
+        if (product === undefined) throw new AdminError('not_found', 'No such product.');
+        return { body: alertView(product) };
+      },
+    }),
+    adminOperation({
+      method: 'PATCH',
+      path: '/products/:productId/alert-webhook',
+      scopes: ['products:rw'],
+      kind: 'mutation',
+      run: async (call) => {
+        const productId = adminPathId(call.params.productId, 'product');
+        const config = parseAdminInput(alertWebhookSchema, call.body);
+        const product = await vendors(call.sql).setAlertWebhook(call.actor.vendorId, productId, config, call.now);
+        if (product === undefined) throw new AdminError('not_found', 'No such product.');
+        await call.audit({ action: 'product.alert_webhook.set', targetType: 'product', targetId: productId, summary: { url: config.url, threshold: config.threshold } });
+        return { body: alertView(product) };
+      },
+    }),
+  ];
+}

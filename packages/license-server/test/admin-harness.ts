@@ -1,0 +1,100 @@
+/**
+ * An Admin API test bench: a real license server on a real port (PGlite or the PostgreSQL server), two
+ * bootstrapped vendors with all-scopes tokens, and a JSON `call` helper.
+ */
+import { bootstrapVendor, createAdminToken, type AdminScope, type BootstrappedVendor, type SqlClient } from '@tollgate/core';
+import type { TestEngine } from '@tollgate/core/testing';
+import type { RunningLicenseServer } from '@tollgate/license-server';
+import { openServerSandbox, type ServerSandbox } from './helpers';
+
+/** One answer of the Admin API, body parsed when it is JSON. */
+export interface AdminAnswer {
+  readonly status: number;
+  readonly headers: Headers;
+  // Tests read arbitrary fields of the answers they expect.
+  readonly body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  readonly text: string;
+}
+
+/** Options of one {@link AdminHarness.call}. */
+export interface AdminCallOptions {
+  /** Bearer token; vendor A's all-scopes token by default, `null` for none. */
+  readonly token?: string | null;
+  /** JSON body (serialised). */
+  readonly body?: unknown;
+  /** A raw body string, sent as is with `content-type: application/json` (unless `headers` say otherwise). */
+  readonly rawBody?: string;
+  /** Idempotency-Key header. */
+  readonly key?: string;
+  readonly query?: Record<string, string>;
+  readonly headers?: Record<string, string>;
+}
+
+/** The bench. */
+export interface AdminHarness {
+  readonly server: RunningLicenseServer;
+  readonly sandbox: ServerSandbox;
+  readonly url: string;
+  readonly sql: SqlClient;
+  readonly vendorA: BootstrappedVendor;
+  readonly vendorB: BootstrappedVendor;
+  /** Mints a token of `vendor` holding exactly `scopes`. */
+  tokenWith(vendor: BootstrappedVendor, scopes: readonly AdminScope[], options?: { expiresAt?: Date }): Promise<string>;
+  /** Calls `/v1/admin<path>`. */
+  call(method: string, path: string, options?: AdminCallOptions): Promise<AdminAnswer>;
+  close(): Promise<void>;
+}
+
+let keyCounter = 0;
+
+/** A fresh Idempotency-Key. */
+export function freshKey(): string {
+  keyCounter += 1;
+  return `test-${Date.now()}-${keyCounter}-${Math.random().toString(36).slice(2)}`;
+}
+
+/**
+ * Starts a license server on `engine` and bootstraps vendors A and B.
+ *
+ * @param engine - PGlite or the PostgreSQL server.
+ * @param extraEnv - More environment variables for the server.
+ * @returns The bench; `close()` it in `afterAll`.
+ */
+export async function openAdminHarness(engine: TestEngine, extraEnv: Record<string, string> = {}): Promise<AdminHarness> {
+  const sandbox = await openServerSandbox(engine);
+  const server = await sandbox.start(extraEnv);
+  const provisioning = server.context.adminProvisioning;
+  const vendorA = await bootstrapVendor(provisioning, { vendor: 'Vendor A', product: 'Product A' });
+  const vendorB = await bootstrapVendor(provisioning, { vendor: 'Vendor B', product: 'Product B' });
+  return {
+    server,
+    sandbox,
+    url: server.url,
+    sql: server.context.sql,
+    vendorA,
+    vendorB,
+    async tokenWith(vendor, scopes, options = {}) {
+      const minted = await createAdminToken(provisioning, { vendorId: vendor.vendorId, scopes, label: 'test', ...(options.expiresAt ? { expiresAt: options.expiresAt } : {}) });
+      return minted.token;
+    },
+    async call(method, path, options = {}) {
+      const url = new URL(`/v1/admin${path}`, server.url);
+      for (const [name, value] of Object.entries(options.query ?? {})) url.searchParams.set(name, value);
+      const token = options.token === undefined ? vendorA.token : options.token;
+      const headers: Record<string, string> = {
+        ...(token === null ? {} : { authorization: `Bearer ${token}` }),
+        ...(options.key === undefined ? {} : { 'idempotency-key': options.key }),
+      };
+      let body: string | undefined;
+      if (options.rawBody !== undefined) body = options.rawBody;
+      else if (options.body !== undefined) body = JSON.stringify(options.body);
+      if (body !== undefined) headers['content-type'] = 'application/json';
+      const response = await fetch(url, { method, headers: { ...headers, ...options.headers }, ...(body === undefined ? {} : { body }) });
+      const text = await response.text();
+      let parsed: unknown = undefined;
+      if ((response.headers.get('content-type') ?? '').startsWith('application/json')) parsed = JSON.parse(text);
+      return { status: response.status, headers: response.headers, body: parsed, text };
+    },
+    close: () => sandbox.cleanup(),
+  };
+}
