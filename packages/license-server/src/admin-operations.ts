@@ -1,10 +1,5 @@
-import { accountOperations, deriveLicenseAdminKeys, type AdminOperation, type AuditLog, type Clock, type SqlClient } from '@tollgate/core';
-// TEMPORARY (licenses/machines helper): until admin/index.ts exports them, import from the source folders.
-import { licenseOperations } from '../../core/src/license/admin/licenses';
-import { machineOperations } from '../../core/src/license/admin/machines';
+import { accountOperations, catalogOperations, deriveLicenseAdminKeys, licenseOperations, machineOperations, policyOperations, type AdminOperation, type AuditLog, type Clock, type SqlClient } from '@tollgate/core';
 import type { LicenseTrust } from './trust/license-trust';
-import { catalogOperations } from '../../core/src/license/admin/catalog'; // TEMP(catalog-policies helper): until admin/index.ts exports it
-import { policyOperations } from '../../core/src/license/admin/policies'; // TEMP(catalog-policies helper)
 
 /** What the Admin API's resource operations are built from. */
 export interface LicenseAdminServices {
@@ -39,7 +34,7 @@ export function licenseAdminOperations(services: LicenseAdminServices): AdminOpe
     ...accountOperations(),
     ...licenseOperations({ ...revocation, licenseKeyHashKey: deriveLicenseAdminKeys(services.masterKey).licenseKeyHash }),
     ...machineOperations(revocation),
-    ...catalogOperations(), // TEMP(catalog-policies helper)
-    ...policyOperations(), // TEMP(catalog-policies helper)
+    ...catalogOperations(),
+    ...policyOperations(),
   ];
 }

@@ -30,3 +30,4 @@ export { runLicenseCli, type CliIo } from './cli/run-cli';
 export { auditAnchorRoutes, defaultAuditAnchorLimit, maxAuditAnchorLimit } from './routes/audit-anchors';
 export { startAuditAnchorJob, type AuditAnchorJob, type AuditAnchorJobOptions, type AuditAnchorRun } from './jobs/audit-anchor-job';
 export { licenseAdminOperations, type LicenseAdminServices } from './admin-operations';
+export { startIdempotencyPurgeJob, idempotencyPurgeIntervalMs } from './jobs/idempotency-purge-job';

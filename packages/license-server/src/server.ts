@@ -18,6 +18,7 @@ import { describeDevTrust, ensureDevTrust, type DevTrust } from './ceremony/dev-
 import { acquireEmbeddedDatabaseLock } from './ceremony/embedded-lock';
 import { licenseDatabaseDir, loadLicenseConfig, type LicenseConfig } from './config';
 import { startAuditAnchorJob } from './jobs/audit-anchor-job';
+import { startIdempotencyPurgeJob } from './jobs/idempotency-purge-job';
 import { auditAnchorRoutes } from './routes/audit-anchors';
 import { healthRoutes } from './routes/health';
 import { keysRoutes } from './routes/keys';
@@ -122,13 +123,14 @@ export async function startLicenseServer(config: LicenseConfig, options: StartLi
           operations: licenseAdminOperations({ sql: database.sql, audit, trust, clock, masterKey }),
           onUnexpectedError: (error) => logger.error({ err: error }, 'unhandled admin error'),
         });
+        const purgeJob = startIdempotencyPurgeJob({ journal: admin.journal, clock, logger });
         const anchorJob = startAuditAnchorJob({ sql: database.sql, trust, clock, logger, intervalMs: config.auditAnchorSeconds * 1000 });
         const adminProvisioning: AdminProvisioningContext = { sql: database.sql, masterKey, tokenPrefix: config.adminTokenPrefix, audit, clock };
         return {
           listener: createLicenseApp({ client, admin: admin.table }, logger),
           context: { logger, trust, pinnedRoots, devTrust, sql: database.sql, adminProvisioning, admin },
           stop: async () => {
-            await anchorJob.close();
+            await Promise.all([anchorJob.close(), purgeJob.close()]);
             await trust.close();
           },
         };

@@ -136,6 +136,22 @@ for (const engine of serverEngines) {
       expect(big.headers.get('cache-control')).toBe('no-store');
     });
 
+    it('refuses JSON no field can hold: overflowing numbers, deep nesting, NUL and lone surrogates', async () => {
+      for (const rawBody of [
+        '{"url":"https://hooks.example.com/x","threshold":1e400}',
+        `${'['.repeat(20_000)}${']'.repeat(20_000)}`,
+        '{"url":"https://hooks.example.com/x\\u0000","threshold":5}',
+        '{"url":"https://hooks.example.com/\\ud800","threshold":5}',
+        '{"url\\u0000":"https://hooks.example.com/x","threshold":5}',
+      ]) {
+        const answer = await bench.call('PATCH', alertPath(), { rawBody, key: freshKey() });
+        expect(answer.status, rawBody.slice(0, 60)).toBe(400);
+        expect(answer.body.error.code).toBe('invalid_request');
+      }
+      const nulQuery = await bench.call('GET', '/audit', { query: { target_id: 'a\u0000b' } });
+      expect(nulQuery.status).toBe(400);
+    });
+
     it('answers an unhandled failure with 500 internal_error and no internals', async () => {
       // Fault injection with the real database: the table the route reads is briefly missing.
       await bench.sql.query('ALTER TABLE license_products RENAME TO license_products_gone');
@@ -155,6 +171,8 @@ for (const engine of serverEngines) {
       const listed = await bench.call('GET', '/audit', { query: { target_type: 'product', target_id: bench.vendorA.productId, limit: '1' } });
       expect(listed.body.events[0]).toMatchObject({ action: 'product.alert_webhook.set', target: { type: 'product', id: bench.vendorA.productId }, summary: { threshold: 42 } });
       expect(listed.body.events[0].actor).toMatch(/^[0-9a-f]{32}$/);
+      // The immutable chain keeps the webhook's host and a hash, never a path or query that may hold a secret.
+      expect(listed.body.events[0].summary).toEqual({ url_host: 'audit.example.com', url_sha256: expect.stringMatching(/^[0-9a-f]{64}$/), threshold: 42 });
       const verified = await bench.call('POST', '/audit/verify', { body: {} });
       expect(verified.body).toMatchObject({ ok: true, verified: true, first_broken: null });
       expect(verified.body.event_count).toBeGreaterThan(3);

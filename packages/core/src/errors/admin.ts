@@ -32,6 +32,13 @@ export const adminErrorCodes = {
   policy_exists: 409,
 } as const satisfies Record<string, number>;
 
+/**
+ * Refusals that describe a passing moment, not the request: another transaction holds the target. The
+ * idempotency journal never stores them, so a retry with the same key runs again instead of replaying
+ * the refusal for 24 hours.
+ */
+export const transientAdminErrorCodes: ReadonlySet<string> = new Set(['revocation_in_progress']);
+
 /** An Admin API or webhook error code. */
 export type AdminErrorCode = keyof typeof adminErrorCodes;
 

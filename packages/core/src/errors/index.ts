@@ -2,7 +2,7 @@ export { TollgateError, isTollgateError, type TollgateErrorOptions } from './bas
 export { RequestError, requestErrorStatus, type RequestErrorCode } from './request';
 export { GatewayError, gatewayErrorCodes, isGatewayErrorCode, type GatewayErrorCode, type GatewayErrorGroup } from './gateway';
 export { LicenseClientError, licenseClientErrorCodes, type LicenseClientErrorCode } from './license-client';
-export { AdminError, adminErrorCodes, type AdminErrorCode } from './admin';
+export { AdminError, adminErrorCodes, transientAdminErrorCodes, type AdminErrorCode } from './admin';
 export {
   renderGatewayError,
   renderLicenseClientError,

@@ -85,6 +85,7 @@ export type { ValidationTicket, ValidationVerdict, ReleaseStatus } from './paylo
 export { killReasons, type KillOrder, type KillReason } from './payloads/kill-order';
 export type { RevocationBatch } from './payloads/revocation-batch';
 export type { OfflineResponse } from './payloads/offline-response';
+export { offlineKeySpec, maxOfflineKeyFeatures, type OfflineKey } from './payloads/offline-key';
 export { requestProofKey, type ActivationRequest, type OfflineRequest } from './requests/activation-request';
 export type { ValidateRequest, SessionRequest } from './requests/validate-request';
 export type { ClientInfo, ActivationCredential } from './requests/client-info';

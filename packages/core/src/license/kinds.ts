@@ -17,6 +17,7 @@ import {
 import { epochCertificateRequestSpec, epochCertificateSpec, type EpochCertificate, type EpochCertificateRequest } from './payloads/epoch-certificate';
 import { killOrderSpec, type KillOrder } from './payloads/kill-order';
 import { machineCredentialSpec, type MachineCredential } from './payloads/machine-credential';
+import { offlineKeySpec, type OfflineKey } from './payloads/offline-key';
 import { offlineResponseSpec, type OfflineResponse } from './payloads/offline-response';
 import { revocationBatchSpec, type RevocationBatch } from './payloads/revocation-batch';
 import { validationTicketSpec, type ValidationTicket } from './payloads/validation-ticket';
@@ -31,6 +32,7 @@ export interface ArtifactPayloads {
   'kill-order': KillOrder;
   'revocation-batch': RevocationBatch;
   'offline-response': OfflineResponse;
+  'offline-key': OfflineKey;
   'audit-anchor': AuditAnchor;
 }
 
@@ -125,6 +127,7 @@ export const artifactKinds: { readonly [Kind in ArtifactKind]: ArtifactKindInfo<
   'kill-order': artifact('kill-order', 'product', 'epoch', killOrderSpec),
   'revocation-batch': artifact('revocation-batch', 'global', 'epoch', revocationBatchSpec),
   'offline-response': artifact('offline-response', 'product', 'epoch', offlineResponseSpec),
+  'offline-key': artifact('offline-key', 'product', 'epoch', offlineKeySpec),
   'audit-anchor': artifact('audit-anchor', 'global', 'epoch', auditAnchorSpec),
 });
 

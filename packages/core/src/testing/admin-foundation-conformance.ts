@@ -190,6 +190,18 @@ export function describeAdminFoundationConformance(options: ConformanceSuiteOpti
       expect(await effects(sql, vendor.vendorId)).toBe(1);
     });
 
+    it('never journals a transient refusal: a retry with the key runs again', async () => {
+      const { journal, vendors, sql } = fixture();
+      const { vendor } = await vendorWithProduct(vendors);
+      const busy = async () => {
+        throw new AdminError('revocation_in_progress', 'Another revocation holds the target.');
+      };
+      await expect(journal.run(request(vendor.vendorId, 'k6'), busy, render)).rejects.toMatchObject({ code: 'revocation_in_progress' });
+      const retried = await journal.run(request(vendor.vendorId, 'k6'), createProductOnce(vendor.vendorId), render);
+      expect(retried.replayed).toBe(false);
+      expect(await effects(sql, vendor.vendorId)).toBe(2);
+    });
+
     it('forgets a key after its retention, and purges expired rows', async () => {
       const { journal, vendors, sql } = fixture();
       const { vendor } = await vendorWithProduct(vendors);

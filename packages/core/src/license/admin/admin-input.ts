@@ -112,8 +112,9 @@ function decodeAdminCursor(cursor: string): AdminCursorPosition {
   } catch {
     throw refuse();
   }
-  const match = /^(0|[1-9][0-9]{0,15})\.([0-9a-z_-]{1,64})$/.exec(text);
-  if (match === null) throw refuse();
+  const match = /^(0|[1-9][0-9]{0,15})\.([0-9a-z._-]{1,64})$/.exec(text);
+  // The largest time a Date can hold: anything beyond could not be bound as a timestamp.
+  if (match === null || Number(match[1]) > 8_640_000_000_000_000) throw refuse();
   return { at: Number(match[1]), id: match[2] as string };
 }
 
@@ -135,4 +136,52 @@ export function pageOf<Row>(rows: readonly Row[], limit: number, positionOf: (ro
   const items = rows.slice(0, limit);
   const last = items[items.length - 1];
   return { items, nextCursor: rows.length > limit && last !== undefined ? encodeAdminCursor(positionOf(last)) : null };
+}
+
+/** Deepest JSON nesting an Admin body may have (the deepest valid document is a handful of levels). */
+export const adminJsonMaxDepth = 32;
+
+const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+function refuseText(text: string, where: string): void {
+  if (text.includes('\u0000') || loneSurrogate.test(text)) {
+    throw new AdminError('invalid_request', `${where} holds a NUL character or malformed Unicode (a lone surrogate).`);
+  }
+}
+
+/**
+ * Refuses what JSON can spell but no Admin field can hold, before anything hashes, canonicalises or
+ * stores it: numbers that overflowed to infinity (`1e400`), nesting deeper than {@link adminJsonMaxDepth},
+ * and strings or keys with NUL or lone surrogates (PostgreSQL refuses both in text and jsonb). Iterative,
+ * so a 256 KiB body of brackets cannot exhaust the stack.
+ *
+ * @param body - The parsed JSON body (or `undefined`).
+ * @param query - The decoded query parameters.
+ * @throws AdminError `invalid_request` naming what was wrong.
+ * @example
+ * ```ts
+ * import { assertAdminJson } from '@tollgate/core';
+ * assertAdminJson(JSON.parse('{"count":1e400}'), {}); // throws invalid_request
+ * ```
+ */
+export function assertAdminJson(body: unknown, query: Readonly<Record<string, string>>): void {
+  for (const [name, value] of Object.entries(query)) {
+    refuseText(name, 'A query parameter name');
+    refuseText(value, `Query parameter ${name}`);
+  }
+  const pending: { value: unknown; depth: number }[] = [{ value: body, depth: 0 }];
+  while (pending.length > 0) {
+    const { value, depth } = pending.pop() as { value: unknown; depth: number };
+    if (typeof value === 'number') {
+      if (!Number.isFinite(value)) throw new AdminError('invalid_request', 'The body holds a number too large to represent.');
+    } else if (typeof value === 'string') {
+      refuseText(value, 'A string in the body');
+    } else if (typeof value === 'object' && value !== null) {
+      if (depth >= adminJsonMaxDepth) throw new AdminError('invalid_request', `The body is nested deeper than ${adminJsonMaxDepth} levels.`);
+      for (const [key, item] of Object.entries(value)) {
+        refuseText(key, 'An object key in the body');
+        pending.push({ value: item, depth: depth + 1 });
+      }
+    }
+  }
 }

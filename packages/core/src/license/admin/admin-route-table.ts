@@ -7,6 +7,7 @@ import { defineRoutes } from '../../http/routes';
 import type { HttpRequest, HttpResponse, Middleware, Route, RouteTable } from '../../http/types';
 import type { SqlClient } from '../../storage/sql-client';
 import type { Clock } from '../../time/clock';
+import { assertAdminJson } from './admin-input';
 import { adminTokenHash, isWellFormedAdminToken } from './admin-token';
 import type { AdminTokenStore } from './admin-token-store';
 import { adminBodyLimit, type AdminActor, type AdminCall, type AdminOperation, type AdminResult } from './admin-operation';
@@ -95,6 +96,7 @@ export function createAdminRouteTable(operations: readonly AdminOperation[], dep
   };
 
   async function execute(operation: AdminOperation, request: HttpRequest, actor: AdminActor): Promise<HttpResponse> {
+    assertAdminJson(request.body, request.query);
     const { query, dryRun } = readDryRun(operation, request.query);
     const now = new Date(deps.clock.now());
     const requestCall = { params: request.params, query, body: request.body, actor, now, dryRun };

@@ -4,7 +4,7 @@ import { constantTimeEqual } from '../../crypto/constant-time';
 import { hexEncode } from '../../crypto/hex';
 import { randomBytes } from '../../crypto/random';
 import { utf8Decode, utf8Encode } from '../../crypto/utf8';
-import { AdminError } from '../../errors/admin';
+import { AdminError, transientAdminErrorCodes } from '../../errors/admin';
 import type { SqlClient } from '../../storage/sql-client';
 
 /** An answer as the journal keeps it: the HTTP status and the JSON body, replayed verbatim. */
@@ -41,8 +41,9 @@ export interface JournalOutcome {
  * - Concurrent requests with one key queue on a transaction-scoped lock: exactly one executes, the others
  *   then see its committed row and replay it.
  * - An `AdminError` thrown by `execute` after its checks began is journaled as its answer (the effect is
- *   rolled back to a savepoint first), so a retry reports the same refusal; any other error rolls back
- *   everything and journals nothing.
+ *   rolled back to a savepoint first), so a retry reports the same refusal; a transient refusal
+ *   (`transientAdminErrorCodes`, e.g. `revocation_in_progress`), a 5xx and any other error roll back
+ *   everything and journal nothing.
  * - Rows are kept for `retentionMs` (24 h by default) and then forgotten: the key may be used again.
  */
 export interface IdempotencyJournal {
@@ -108,7 +109,7 @@ export function createSqlIdempotencyJournal(sql: SqlClient, options: { sealKey: 
         try {
           answer = await tx.transaction((savepoint) => execute(savepoint));
         } catch (error) {
-          if (!(error instanceof AdminError) || error.status >= 500) throw error;
+          if (!(error instanceof AdminError) || error.status >= 500 || transientAdminErrorCodes.has(error.code)) throw error;
           answer = render(error);
         }
         await tx.query(

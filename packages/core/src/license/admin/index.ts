@@ -30,7 +30,7 @@ export {
   type AdminResult,
   type RouteParams,
 } from './admin-operation';
-export { adminPageSize, adminPathId, encodeAdminCursor, pageOf, parseAdminInput, parseAdminPage, type AdminCursorPosition, type AdminPage } from './admin-input';
+export { adminJsonMaxDepth, adminPageSize, adminPathId, assertAdminJson, encodeAdminCursor, pageOf, parseAdminInput, parseAdminPage, type AdminCursorPosition, type AdminPage } from './admin-input';
 export { adminPathPrefix, createAdminRouteTable, type AdminRouteTableDeps } from './admin-route-table';
 export { productOperations } from './product-operations';
 export { createLicenseAdminApi, type LicenseAdminApi, type LicenseAdminApiOptions } from './admin-api';
@@ -49,3 +49,7 @@ export {
 } from './admin-provisioning';
 export * from './accounts';
 export { auditOperations, maxAuditVerifyEvents } from './audit/audit-operations';
+export * from './catalog';
+export * from './policies';
+export * from './licenses';
+export * from './machines';

@@ -1,4 +1,7 @@
+import { sha256 } from '@noble/hashes/sha2.js';
 import * as v from 'valibot';
+import { hexEncode } from '../../crypto/hex';
+import { utf8Encode } from '../../crypto/utf8';
 import { AdminError } from '../../errors/admin';
 import { checkPublicHttpsUrl } from '../../net/url-safety';
 import { adminOperation, type AdminOperation } from './admin-operation';
@@ -53,10 +56,19 @@ export function productOperations(vendors: (sql: SqlClient) => VendorStore): Adm
       kind: 'mutation',
       run: async (call) => {
         const productId = adminPathId(call.params.productId, 'product');
+        const store = vendors(call.sql);
+        // The target before the body: another vendor's product is 404 whatever was sent.
+        if ((await store.getProduct(call.actor.vendorId, productId)) === undefined) throw new AdminError('not_found', 'No such product.');
         const config = parseAdminInput(alertWebhookSchema, call.body);
-        const product = await vendors(call.sql).setAlertWebhook(call.actor.vendorId, productId, config, call.now);
+        const product = await store.setAlertWebhook(call.actor.vendorId, productId, config, call.now);
         if (product === undefined) throw new AdminError('not_found', 'No such product.');
-        await call.audit({ action: 'product.alert_webhook.set', targetType: 'product', targetId: productId, summary: { url: config.url, threshold: config.threshold } });
+        await call.audit({ action: 'product.alert_webhook.set', targetType: 'product', targetId: productId, summary: {
+            // The chain is immutable and readable with audit:r: keep the host, not a path or query that may hold a secret.
+            url_host: new URL(config.url).host,
+            url_sha256: hexEncode(sha256(utf8Encode(config.url))),
+            threshold: config.threshold,
+          },
+        });
         return { body: alertView(product) };
       },
     }),

@@ -62,6 +62,8 @@ export function licenseRevokeOperation(deps: AdminRevocationDeps): AdminOperatio
       if (lock.kind === 'busy') throw new AdminError('revocation_in_progress', `A revocation of license ${licenseId} is under way.`);
       if (lock.license.status === 'revoked') throw new AdminError('already_revoked', `License ${licenseId} is already revoked.`);
 
+      // Machine rows before the feed head, in the order a machine revoke takes them (no deadlock).
+      await machines.lockAllOfLicense(licenseId);
       const batch = await publishAdminRevocation(call, deps, { licenseIds: [hexDecode(licenseId)] });
       const revocation = { at: call.now, seq: batch.seq };
       const revoked = await licenses.markRevoked(licenseId, { ...revocation, reason: reason ?? null });

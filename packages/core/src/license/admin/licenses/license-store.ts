@@ -208,7 +208,7 @@ export function createSqlLicenseStore(sql: SqlClient): LicenseStore {
     },
     async lockForRevocation(vendorId, licenseId) {
       try {
-        const license = await sql.transaction((savepoint) => readLicense(savepoint, vendorId, licenseId, 'FOR UPDATE OF l NOWAIT'));
+        const license = await sql.transaction((savepoint) => readLicense(savepoint, vendorId, licenseId, 'FOR NO KEY UPDATE OF l NOWAIT'));
         return license === undefined ? { kind: 'not_found' } : { kind: 'locked', license };
       } catch (error) {
         if (error instanceof SqlError && error.code === SqlState.lockNotAvailable) return { kind: 'busy' };

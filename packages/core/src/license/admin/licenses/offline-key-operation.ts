@@ -1,13 +1,10 @@
 import { base64Encode } from '../../../crypto/base64';
 import { hexDecode, hexEncode } from '../../../crypto/hex';
-import { randomBytes } from '../../../crypto/random';
+import { randomBytes, type RandomSource } from '../../../crypto/random';
 import type { Signer } from '../../../crypto/signer';
-import { utf8Encode } from '../../../crypto/utf8';
 import { AdminError } from '../../../errors/admin';
-import { encodeProtectedHeader, encodeSign1, sigStructure } from '../../cose-sign1';
-import { offlineKeySpec, type OfflineKey } from '../../payloads/offline-key';
-import { encodeRecord } from '../../record-codec';
-import { signChecked, signerKeyId } from '../../signing-key-id';
+import type { OfflineKey } from '../../payloads/offline-key';
+import { signArtifact } from '../../sign-artifact';
 import { readRevocationHead } from '../../storage/revocation-store';
 import { adminOperation, type AdminOperation } from '../admin-operation';
 import { parseAdminInput } from '../admin-input';
@@ -37,16 +34,8 @@ export const offlineKeyKind = 'offline-key';
  * const envelope = await signOfflineKey(payload, { signer, productId });
  * ```
  */
-export async function signOfflineKey(key: OfflineKey, options: { signer: Signer; productId: string }): Promise<Uint8Array> {
-  const payload = encodeRecord(offlineKeySpec, key);
-  const protectedBytes = encodeProtectedHeader({ alg: -8, contentType: `application/vnd.tollgate.${offlineKeyKind}+cbor`, kid: signerKeyId(options.signer), productId: options.productId });
-  const label = utf8Encode(`tollgate/license/v1/${offlineKeyKind}`);
-  const product = utf8Encode(options.productId);
-  const externalAad = new Uint8Array(label.length + 1 + product.length);
-  externalAad.set(label);
-  externalAad.set(product, label.length + 1);
-  const signature = await signChecked(options.signer, sigStructure(protectedBytes, externalAad, payload));
-  return encodeSign1(protectedBytes, payload, signature);
+export function signOfflineKey(key: OfflineKey, options: { signer: Signer; productId: string }): Promise<Uint8Array> {
+  return signArtifact(offlineKeyKind, key, options);
 }
 
 /**
@@ -72,7 +61,7 @@ export async function signOfflineKey(key: OfflineKey, options: { signer: Signer;
  * const operation = offlineKeyOperation({ sql, signingEpochs: () => trust.signingEpochs() });
  * ```
  */
-export function offlineKeyOperation(deps: Pick<AdminRevocationDeps, 'signingEpochs'> & { random?: (length: number) => Uint8Array }): AdminOperation {
+export function offlineKeyOperation(deps: Pick<AdminRevocationDeps, 'signingEpochs'> & { readonly random?: RandomSource }): AdminOperation {
   return adminOperation({
     method: 'POST',
     path: '/licenses/:licenseId/offline-key',

@@ -77,6 +77,12 @@ export interface MachineStore {
   markRevoked(machineId: string, revocation: { at: Date; seq: number }): Promise<MachineRecord | undefined>;
   /** Marks every machine of a license revoked by batch `seq`; returns how many changed. */
   revokeAllOfLicense(licenseId: string, revocation: { at: Date; seq: number }): Promise<number>;
+  /**
+   * Locks the license's machines that are not revoked yet, for the rest of the transaction. License revoke
+   * calls it before publishing its batch, so every revoke takes machine rows before the feed head, as a
+   * machine revoke does: the two can never deadlock.
+   */
+  lockAllOfLicense(licenseId: string): Promise<number>;
   /** Deletes a machine's row; returns how many rows (0 or 1). */
   delete(machineId: string): Promise<number>;
 }
@@ -175,7 +181,7 @@ export function createSqlMachineStore(sql: SqlClient): MachineStore {
         return machine === undefined ? { kind: 'not_found' } : { kind: 'locked', machine };
       }
       try {
-        const machine = await sql.transaction((savepoint) => read(savepoint, vendorId, machineId, 'FOR UPDATE NOWAIT'));
+        const machine = await sql.transaction((savepoint) => read(savepoint, vendorId, machineId, 'FOR NO KEY UPDATE NOWAIT'));
         return machine === undefined ? { kind: 'not_found' } : { kind: 'locked', machine };
       } catch (error) {
         if (error instanceof SqlError && error.code === SqlState.lockNotAvailable) return { kind: 'busy' };
@@ -195,6 +201,10 @@ export function createSqlMachineStore(sql: SqlClient): MachineStore {
         revocation.at,
         revocation.seq,
       ]);
+      return rowCount;
+    },
+    async lockAllOfLicense(licenseId) {
+      const { rowCount } = await sql.query(`SELECT 1 FROM license_machines WHERE license_id = $1 AND status <> 'revoked' ORDER BY machine_id FOR UPDATE`, [licenseId]);
       return rowCount;
     },
     async delete(machineId) {

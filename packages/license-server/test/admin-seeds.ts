@@ -1,0 +1,51 @@
+/**
+ * One target of every kind the Admin API's paths name (`:productId`, `:policyId`, …), created as a vendor
+ * would create them, for the matrices in admin-matrices.test.ts.
+ */
+import { createSqlMachineStore, randomId, type BootstrappedVendor } from '@tollgate/core';
+import { freshKey, type AdminHarness } from './admin-harness';
+
+/** The id of one target per path parameter name. */
+export interface SeededTargets {
+  readonly productId: string;
+  readonly featureId: string;
+  readonly groupId: string;
+  readonly tierId: string;
+  readonly policyId: string;
+  readonly licenseId: string;
+  readonly machineId: string;
+}
+
+/**
+ * Creates a feature, a group, a tier, a policy, a license and a machine of `vendor` (the machine through the
+ * store, as activation will: no Admin route creates machines).
+ *
+ * @param bench - The bench.
+ * @param vendor - Whose targets.
+ * @returns Their ids.
+ */
+export async function seedVendorTargets(bench: AdminHarness, vendor: BootstrappedVendor): Promise<SeededTargets> {
+  const created = async (path: string, body: unknown) => {
+    const answer = await bench.call('POST', path, { token: vendor.token, key: freshKey(), body });
+    if (answer.status !== 201 && answer.status !== 200) throw new Error(`seeding ${path} answered ${answer.status}: ${answer.text}`);
+    return answer.body;
+  };
+  const productId = vendor.productId;
+  await created('/catalog/features', { product_id: productId, id: 'seed-feature', name: 'Seed feature' });
+  await created('/catalog/groups', { product_id: productId, id: 'seed-group', name: 'Seed group', features: ['seed-feature'] });
+  await created('/catalog/tiers', { product_id: productId, id: 'seed-tier', name: 'Seed tier', groups: ['seed-group'] });
+  const policy = await created('/policies', { product_id: productId, name: 'Seed policy', offline_allowed: true, tier: 'seed-tier' });
+  const issued = await created('/licenses', { policy_id: policy.policy.id, count: 1 });
+  const licenseId = issued.licenses[0].license_id as string;
+  const machineId = randomId();
+  const inserted = await createSqlMachineStore(bench.sql).insert({
+    machineId,
+    licenseId,
+    vendorId: vendor.vendorId,
+    fingerprintHash: randomId() + randomId(),
+    devicePublicKey: new Uint8Array(32).fill(7),
+    createdAt: new Date(),
+  });
+  if (inserted.kind !== 'inserted') throw new Error(`seeding a machine: ${inserted.kind}`);
+  return { productId, featureId: 'seed-feature', groupId: 'seed-group', tierId: 'seed-tier', policyId: policy.policy.id, licenseId, machineId };
+}
