@@ -177,7 +177,8 @@ for (const engine of serverEngines) {
         expect(theirs.body.accounts).toHaveLength(1);
         expect(theirs.body.accounts[0].product_id).toBe(bench.vendorB.productId);
         const peek = await bench.call('GET', '/accounts', { token: bench.vendorB.token, query: { product_id: productC } });
-        expect(peek.body.accounts).toEqual([]);
+        expect(peek.status).toBe(404);
+        expect(peek.body.error.code).toBe('not_found');
       });
 
       it('refuses a bad limit, cursor or product_id filter with 400', async () => {

@@ -174,7 +174,9 @@ for (const engine of serverEngines) {
       // The immutable chain keeps the webhook's host and a hash, never a path or query that may hold a secret.
       expect(listed.body.events[0].summary).toEqual({ url_host: 'audit.example.com', url_sha256: expect.stringMatching(/^[0-9a-f]{64}$/), threshold: 42 });
       const verified = await bench.call('POST', '/audit/verify', { body: {} });
-      expect(verified.body).toMatchObject({ ok: true, verified: true, first_broken: null });
+      expect(verified.body).toMatchObject({ ok: true, verified: true, first_broken: null, complete: true, next_from_seq: null });
+      const window = await bench.call('POST', '/audit/verify', { body: { from_seq: 2, limit: 2 } });
+      expect(window.body).toMatchObject({ verified: true, event_count: 2, complete: false, next_from_seq: 4 });
       expect(verified.body.event_count).toBeGreaterThan(3);
       const otherVendor = await bench.call('GET', '/audit', { token: bench.vendorB.token, query: { limit: '200' } });
       expect(otherVendor.text).not.toContain(bench.vendorA.productId);

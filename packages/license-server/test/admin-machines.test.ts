@@ -33,7 +33,8 @@ for (const engine of serverEngines) {
       const revokedOnly = await bench.call('GET', '/machines', { query: { license_id: licenseId, status: 'revoked' } });
       expect(revokedOnly.body.machines).toEqual([]);
       const asB = await bench.call('GET', '/machines', { token: bench.vendorB.token, query: { license_id: licenseId } });
-      expect(asB.body.machines).toEqual([]);
+      expect(asB.status).toBe(404);
+      expect(asB.body.error.code).toBe('not_found');
       expect((await bench.call('GET', '/machines', { token: bench.vendorB.token })).text).not.toContain(licenseId);
       expect((await bench.call('GET', '/machines', { query: { status: 'lost' } })).status).toBe(400);
     });

@@ -3,6 +3,7 @@ import { base64Decode, base64UrlEncode } from '../../crypto/base64';
 import { isHexId } from '../../crypto/random';
 import { utf8Decode, utf8Encode } from '../../crypto/utf8';
 import { AdminError } from '../../errors/admin';
+import type { SqlClient } from '../../storage/sql-client';
 
 /**
  * Validates an Admin body or query with a valibot schema, or refuses it with 400 `invalid_request`
@@ -184,4 +185,24 @@ export function assertAdminJson(body: unknown, query: Readonly<Record<string, st
       }
     }
   }
+}
+
+/**
+ * Refuses a list filter naming a product the caller's vendor does not have, exactly like a path target:
+ * `404 not_found`, so a filter can never tell another vendor's product from a missing one (and every
+ * list answers a foreign filter the same way).
+ *
+ * @param sql - The database.
+ * @param vendorId - The caller's vendor.
+ * @param productId - The `product_id` filter.
+ * @throws AdminError `not_found`.
+ * @example
+ * ```ts
+ * import { requireVendorProduct } from '@tollgate/core';
+ * await requireVendorProduct(call.sql, call.actor.vendorId, filters.product_id);
+ * ```
+ */
+export async function requireVendorProduct(sql: SqlClient, vendorId: string, productId: string): Promise<void> {
+  const { rows } = await sql.query('SELECT 1 FROM license_products WHERE product_id = $1 AND vendor_id = $2', [productId, vendorId]);
+  if (rows.length === 0) throw new AdminError('not_found', 'No such product.');
 }

@@ -111,7 +111,7 @@ export function createAdminRouteTable(operations: readonly AdminOperation[], dep
       throw new AdminError('invalid_request', 'Confirmed mutations need an Idempotency-Key header of 1 to 128 printable ASCII characters.');
     }
     const baseCall = await prepare();
-    const fingerprint = hmacSha256(deps.fingerprintKey, utf8Encode(canonicalize({ method: request.method, path: request.path, query: request.query, body: request.body ?? null }) ?? ''));
+    const fingerprint = hmacSha256(deps.fingerprintKey, utf8Encode(canonicalize({ method: request.method, route: operation.path, params: request.params, query: request.query, body: request.body ?? null }) ?? ''));
     const outcome = await deps.journal.run(
       { vendorId: actor.vendorId, key, fingerprint, now },
       async (tx) => {

@@ -30,7 +30,7 @@ export {
   type AdminResult,
   type RouteParams,
 } from './admin-operation';
-export { adminJsonMaxDepth, adminPageSize, adminPathId, assertAdminJson, encodeAdminCursor, pageOf, parseAdminInput, parseAdminPage, type AdminCursorPosition, type AdminPage } from './admin-input';
+export { adminJsonMaxDepth, adminPageSize, adminPathId, assertAdminJson, requireVendorProduct, encodeAdminCursor, pageOf, parseAdminInput, parseAdminPage, type AdminCursorPosition, type AdminPage } from './admin-input';
 export { adminPathPrefix, createAdminRouteTable, type AdminRouteTableDeps } from './admin-route-table';
 export { productOperations } from './product-operations';
 export { createLicenseAdminApi, type LicenseAdminApi, type LicenseAdminApiOptions } from './admin-api';

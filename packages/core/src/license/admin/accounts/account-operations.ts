@@ -3,7 +3,7 @@ import { isHexId, randomId } from '../../../crypto/random';
 import { AdminError } from '../../../errors/admin';
 import type { SqlClient } from '../../../storage/sql-client';
 import { adminOperation, type AdminOperation } from '../admin-operation';
-import { pageOf, parseAdminInput, parseAdminPage } from '../admin-input';
+import { pageOf, parseAdminInput, parseAdminPage, requireVendorProduct } from '../admin-input';
 import { accountPasswordProblem, hashAccountPassword } from './account-password';
 import { createSqlAccountStore, normalizeAccountEmail, type AccountRecord, type AccountStore } from './account-store';
 
@@ -111,6 +111,7 @@ export function accountOperations(accounts: (sql: SqlClient) => AccountStore = c
       run: async (call) => {
         const page = parseAdminPage(call.query);
         const filters = parseAdminInput(listAccountsQuerySchema, call.query);
+        if (filters.product_id !== undefined) await requireVendorProduct(call.sql, call.actor.vendorId, filters.product_id);
         const rows = await accounts(call.sql).list(call.actor.vendorId, {
           limit: page.limit + 1,
           ...(page.after === undefined ? {} : { after: page.after }),

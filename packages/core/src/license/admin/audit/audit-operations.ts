@@ -36,7 +36,8 @@ function eventView(event: AuditEvent) {
 /**
  * `GET /v1/admin/audit` (newest first; `target_type` and `target_id` filters, `cursor`, `limit` ≤ 200)
  * and `POST /v1/admin/audit/verify` (recomputes the caller's chain: at most 10,000 events from
- * `from_seq`, default 1 → `verified`, `event_count`, `head`, `first_broken`). Scope `audit:r`. Each
+ * `from_seq`, default 1 → `verified`, `event_count`, `head`, `first_broken`, and `complete` /
+ * `next_from_seq` when the chain is longer than the window). Scope `audit:r`. Each
  * vendor has its own chain, so neither route can see or be affected by another vendor's events.
  *
  * @param audit - The audit log.
@@ -73,8 +74,14 @@ export function auditOperations(audit: AuditLog): AdminOperation[] {
       maxBodyBytes: 1024,
       run: async (call) => {
         const body = parseAdminInput(verifyBody, call.body) ?? {};
-        const result = await audit.verify(call.actor.vendorId, { fromSeq: body.from_seq ?? 1, limit: body.limit ?? maxAuditVerifyEvents });
-        return { body: { ...result } };
+        const fromSeq = body.from_seq ?? 1;
+        const result = await audit.verify(call.actor.vendorId, { fromSeq, limit: body.limit ?? maxAuditVerifyEvents });
+        // A chain longer than one call is checked in windows: say where the next window starts, so a
+        // partial check is never mistaken for the whole chain.
+        const newest = (await audit.list(call.actor.vendorId, { limit: 1 })).events[0]?.seq ?? 0;
+        const lastChecked = fromSeq + result.event_count - 1;
+        const complete = !result.verified || lastChecked >= newest;
+        return { body: { ...result, complete, next_from_seq: complete ? null : lastChecked + 1 } };
       },
     }),
   ];

@@ -2,7 +2,7 @@ import { randomBytes, randomId, type RandomSource } from '../../../crypto/random
 import { AdminError } from '../../../errors/admin';
 import type { SqlClient } from '../../../storage/sql-client';
 import { adminOperation, type AdminOperation } from '../admin-operation';
-import { pageOf, parseAdminInput, parseAdminPage } from '../admin-input';
+import { pageOf, parseAdminInput, parseAdminPage, requireVendorProduct } from '../admin-input';
 import { resolveEntitlements } from '../catalog/resolve-entitlements';
 import { createSqlMachineStore, machineView } from '../machines/machine-store';
 import type { AdminRevocationDeps } from './admin-revocation';
@@ -177,6 +177,7 @@ export function licenseOperations(deps: LicenseOperationsDeps): AdminOperation[]
       run: async (call) => {
         const page = parseAdminPage(call.query);
         const filters = parseAdminInput(listLicensesQuerySchema, call.query);
+        await requireVendorProduct(call.sql, call.actor.vendorId, filters.product_id);
         const rows = await createSqlLicenseStore(call.sql).list(call.actor.vendorId, {
           productId: filters.product_id,
           now: call.now,

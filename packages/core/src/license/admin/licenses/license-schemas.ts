@@ -25,9 +25,20 @@ const instantSchema = (field: string) =>
   v.pipe(
     v.string(`${field} must be an ISO 8601 date-time string`),
     v.regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/, `${field} must be an ISO 8601 date-time with a zone, e.g. 2027-01-01T00:00:00Z`),
+    v.check(isRealCalendarDate, `${field} names a day that does not exist`),
     v.transform((text) => new Date(text)),
     v.check((date) => !Number.isNaN(date.getTime()) && date.getUTCFullYear() <= 9999, `${field} must be a real date-time`),
   );
+
+/** The calendar date an ISO text names, as written (`2027-02-30…` → `2027-02-30`). */
+const writtenDate = (text: string) => text.slice(0, 10);
+
+/** True when the written calendar date exists: `Date` silently rolls `2027-02-30` over to March 2. */
+function isRealCalendarDate(text: string): boolean {
+  const written = writtenDate(text);
+  const probe = new Date(`${written}T00:00:00Z`);
+  return !Number.isNaN(probe.getTime()) && probe.toISOString().slice(0, 10) === written;
+}
 
 const seatsSchema = v.pipe(
   v.number('seats_override must be a number'),
@@ -38,6 +49,8 @@ const seatsSchema = v.pipe(
 
 /** `metadata`: at most 50 keys of 1 to 64 characters, each value a string of at most 500 characters. */
 export const licenseMetadataSchema = v.pipe(
+  // valibot's record silently drops these keys; refuse them so nothing sent is lost without a word.
+  v.custom<Record<string, string>>((value) => typeof value !== 'object' || value === null || !['__proto__', 'constructor', 'prototype'].some((key) => Object.hasOwn(value, key)), 'metadata keys must not be __proto__, constructor or prototype'),
   v.record(
     v.pipe(v.string(), v.minLength(1, 'metadata keys must not be empty'), v.maxLength(licenseLimits.metadataKeyLength, `metadata keys are at most ${licenseLimits.metadataKeyLength} characters`)),
     v.pipe(v.string('metadata values must be strings'), v.maxLength(licenseLimits.metadataValueLength, `metadata values are at most ${licenseLimits.metadataValueLength} characters`)),

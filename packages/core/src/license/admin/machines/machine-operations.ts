@@ -7,6 +7,7 @@ import { adminPathId, pageOf, parseAdminInput, parseAdminPage } from '../admin-i
 import { announceRevocationAfterCommit, publishAdminRevocation, type AdminRevocationDeps } from '../licenses/admin-revocation';
 import { revokeBodySchema } from '../licenses/license-schemas';
 import { eraseMachine, machineErasureSteps, previewMachineErasure, type MachineErasureStep } from './machine-erasure';
+import { requireLicense } from '../licenses/license-access';
 import { createSqlMachineStore, machineView } from './machine-store';
 
 /** What the machine operations need (`machineOperations(deps)`). */
@@ -59,6 +60,8 @@ export function machineOperations(deps: MachineOperationsDeps): AdminOperation[]
       run: async (call) => {
         const page = parseAdminPage(call.query);
         const filters = parseAdminInput(listMachinesQuerySchema, call.query);
+        // A foreign license filter is 404, like the license itself.
+        if (filters.license_id !== undefined) await requireLicense(call, filters.license_id);
         const rows = await createSqlMachineStore(call.sql).list(call.actor.vendorId, {
           limit: page.limit + 1,
           ...(filters.license_id === undefined ? {} : { licenseId: filters.license_id }),
