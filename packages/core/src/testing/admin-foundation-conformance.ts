@@ -33,8 +33,8 @@ async function vendorWithProduct(vendors: VendorStore) {
 /**
  * Conformance suite of the Admin API's storage ports: {@link VendorStore} (vendor-scoped products),
  * {@link AdminTokenStore} (hash lookups, expiry, revocation, rate-limited last-use) and
- * {@link IdempotencyJournal} (one execution per key, verbatim replays, conflicts, rollback on failure,
- * journaled refusals, retention), with race cases that run only where there is real concurrency.
+ * {@link IdempotencyJournal} (one execution per key, verbatim replays, lookups, conflicts, rollback on
+ * failure, journaled refusals, retention), with race cases that run only where there is real concurrency.
  *
  * @param options - `name` and `open()` returning the stores over an empty database.
  * @example
@@ -134,6 +134,25 @@ export function describeAdminFoundationConformance(options: ConformanceSuiteOpti
       const second = await journal.run(request(vendor.vendorId, 'k1'), createProductOnce(vendor.vendorId), render);
       expect(first).toEqual({ answer: { status: 201, body: { ok: true, made: 'product', plaintext: 'secret-license-key' } }, replayed: false });
       expect(second).toEqual({ ...first, replayed: true });
+      expect(await effects(sql, vendor.vendorId)).toBe(2);
+    });
+
+    it('looks up what is stored under a key without executing anything', async () => {
+      const { journal, vendors, sql } = fixture();
+      const { vendor } = await vendorWithProduct(vendors);
+      expect(await journal.lookup(request(vendor.vendorId, 'k7'))).toEqual({ kind: 'none' });
+      const first = await journal.run(request(vendor.vendorId, 'k7'), createProductOnce(vendor.vendorId), render);
+      expect(await journal.lookup(request(vendor.vendorId, 'k7'))).toEqual({ kind: 'replay', answer: first.answer });
+      expect(await journal.lookup(request(vendor.vendorId, 'k7', 'other body'))).toEqual({ kind: 'conflict' });
+      expect(await journal.lookup({ ...request(vendor.vendorId, 'k7'), now: later(24 * 3600_000 + 2) })).toEqual({ kind: 'none' });
+      const other = await vendorWithProduct(vendors);
+      expect(await journal.lookup(request(other.vendor.vendorId, 'k7'))).toEqual({ kind: 'none' });
+      // A refusal is an answer too.
+      const refusing = async () => {
+        throw new AdminError('already_revoked', 'Already revoked.');
+      };
+      const refused = await journal.run(request(vendor.vendorId, 'k8'), refusing, render);
+      expect(await journal.lookup(request(vendor.vendorId, 'k8'))).toEqual({ kind: 'replay', answer: refused.answer });
       expect(await effects(sql, vendor.vendorId)).toBe(2);
     });
 

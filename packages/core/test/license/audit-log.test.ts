@@ -93,6 +93,19 @@ for (const engine of await testDatabaseEngines()) {
       expect(await audit.verify(vendorId)).toMatchObject({ verified: true, event_count: 5 });
     });
 
+    it('refuses TRUNCATE of events, heads and anchors, also through a cascade from vendors', async () => {
+      const { vendorId } = await chainOfFive();
+      await database.sql.query('INSERT INTO license_audit_anchors (vendor_id, seq, head, envelope, anchored_at) VALUES ($1, 5, $2, $3, $4)', [vendorId, new Uint8Array(32), new Uint8Array(1), new Date(0)]);
+      const refused = { code: '23000' };
+      for (const table of ['license_audit_events', 'license_audit_heads', 'license_audit_anchors']) {
+        await expect(database.sql.query(`TRUNCATE ${table}`), table).rejects.toMatchObject(refused);
+      }
+      await expect(database.sql.query('TRUNCATE license_vendors CASCADE')).rejects.toMatchObject(refused);
+      expect(await audit.verify(vendorId)).toMatchObject({ verified: true, event_count: 5 });
+      const anchors = await database.sql.query('SELECT seq FROM license_audit_anchors WHERE vendor_id = $1', [vendorId]);
+      expect(anchors.rows).toHaveLength(1);
+    });
+
     it('checks at most 10,000 events per call', async () => {
       const vendorId = await createTestVendor(database.sql);
       const count = 10_001;

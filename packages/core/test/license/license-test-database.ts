@@ -1,6 +1,7 @@
 /**
  * Test databases for the license storage suites: the core and license migrations applied, a `reset()`
- * that works despite the feed's TRUNCATE guard, and a way to store a fixture epoch as the ceremony would.
+ * that works despite the feed's and the audit log's TRUNCATE guards, and a way to store a fixture epoch
+ * as the ceremony would.
  */
 import { coreMigrations, licenseMigrations, sealEpochPrivateKey, type EpochStatus, type SqlClient } from '@tollgate/core';
 import { openTestDatabase, type TestDatabase, type TestEngine } from '@tollgate/core/testing';
@@ -9,11 +10,13 @@ import { epochCertificateFor, vectorBytes, type EpochFixture } from '../vectors/
 /** The master key the storage suites seal fixture epochs with. */
 export const testMasterKey = vectorBytes('store-master-key');
 
-const guardedTables = ['license_revocation_batches', 'license_revocation_head'];
+// The feed (migration 002) and the audit log (migration 008) refuse TRUNCATE.
+const guardedTables = ['license_revocation_batches', 'license_revocation_head', 'license_audit_events', 'license_audit_heads', 'license_audit_anchors'];
 
 /**
- * Opens a database with the license migrations. Its `reset()` lifts the feed tables' user triggers for
- * the TRUNCATE only (migration 002 refuses TRUNCATE, which the generic reset uses), then restores them.
+ * Opens a database with the license migrations. Its `reset()` lifts the feed and audit tables' user
+ * triggers for the TRUNCATE only (migrations 002 and 008 refuse TRUNCATE, which the generic reset uses),
+ * then restores them.
  *
  * @param engine - The test engine.
  * @returns The database.

@@ -35,7 +35,11 @@ export interface AdminCall<Params extends Record<string, string> = Record<string
   /** True for a destructive operation's dry run: report the impact, write nothing. */
   readonly dryRun: boolean;
   readonly now: Date;
-  /** Appends an audit event in `sql`'s transaction (the actor and vendor are the caller's). Refused in reads and dry runs. */
+  /**
+   * Appends an audit event in `sql`'s transaction (the actor and vendor are the caller's). Refused in
+   * reads and dry runs; a confirmed mutation must call it at least once before returning, or the kit
+   * rolls it back and answers 500 `internal_error`.
+   */
   audit(event: Omit<AuditEventInput, 'vendorId' | 'actor'>): Promise<void>;
   /** What the operation's `prepare` returned (`undefined` when it has none). */
   readonly prepared: unknown;
@@ -69,7 +73,9 @@ export interface AdminOperation<Path extends string = string> {
   /**
    * Slow work without effects that must not hold a transaction (a password KDF): it runs before the
    * journal opens its transaction, so no connection or lock waits for it, and its result reaches `run`
-   * as `call.prepared`. It runs for replays too; what it throws is answered without being journaled.
+   * as `call.prepared`. What it throws is answered without being journaled. A replay of an answer
+   * already in the journal is answered before `prepare`, so the slow work is not repeated; a twin that
+   * arrives while the first request is still running does run it, and then replays that answer.
    */
   prepare?(call: AdminPrepareCall): Promise<unknown>;
   run(call: AdminCall): Promise<AdminResult>;

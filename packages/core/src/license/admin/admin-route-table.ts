@@ -46,9 +46,11 @@ const noStore = { 'cache-control': 'no-store' };
  * authentication (401 `invalid_token` with `WWW-Authenticate`), the scope check (403
  * `insufficient_scope`), the JSON body under its cap (413), `dry_run` for destructive operations
  * (default `true`; only `true`/`false`), `Idempotency-Key` for confirmed mutations (journaled: replays
- * verbatim, 409 on a different request), and the `{ ok: true, … }` envelope. Every answer, error or not,
- * carries `Cache-Control: no-store` and no CORS headers; anything unexpected is a 500 `internal_error`
- * without internals.
+ * verbatim, 409 on a different request; a replay is answered before the operation's `prepare` runs), at
+ * least one audit event per confirmed mutation (one that appends none is rolled back and answered 500
+ * `internal_error`), and the `{ ok: true, … }` envelope. Every answer, error or not, carries
+ * `Cache-Control: no-store` and no CORS headers; anything unexpected is a 500 `internal_error` without
+ * internals.
  *
  * @param operations - Every operation of the API.
  * @param deps - Database, stores, clock, token settings.
@@ -110,19 +112,32 @@ export function createAdminRouteTable(operations: readonly AdminOperation[], dep
     if (key === undefined || !idempotencyKeyPattern.test(key)) {
       throw new AdminError('invalid_request', 'Confirmed mutations need an Idempotency-Key header of 1 to 128 printable ASCII characters.');
     }
-    const baseCall = await prepare();
     const fingerprint = hmacSha256(deps.fingerprintKey, utf8Encode(canonicalize({ method: request.method, route: operation.path, params: request.params, query: request.query, body: request.body ?? null }) ?? ''));
+    const journaled = { vendorId: actor.vendorId, key, fingerprint, now };
+    // A replay must not pay for `prepare` (a password KDF) again, so a stored answer is looked for first.
+    // Only then: for other operations `run` below finds it in the same transaction without this read.
+    if (operation.prepare !== undefined) {
+      const stored = await deps.journal.lookup(journaled);
+      if (stored.kind === 'replay') return { status: stored.answer.status, headers: { ...noStore, 'idempotent-replayed': 'true' }, body: stored.answer.body };
+    }
+    const baseCall = await prepare();
     const outcome = await deps.journal.run(
-      { vendorId: actor.vendorId, key, fingerprint, now },
+      journaled,
       async (tx) => {
+        let audited = 0;
         const call: AdminCall = {
           ...baseCall,
           sql: tx,
           audit: async (event) => {
             await deps.audit.append(tx, { ...event, vendorId: actor.vendorId, actor: actor.tokenId }, now.getTime());
+            audited += 1;
           },
         };
         const response = envelope(await operation.run(call), false);
+        // Every confirmed mutation leaves an audit event. One that returns without it is a bug in the
+        // operation, not a refusal: a plain Error rolls its effects back, journals nothing and answers
+        // 500, so the gap shows up in tests instead of as a silent hole in the chain.
+        if (audited === 0) throw new Error(`${operation.method} ${operation.path} completed a confirmed mutation but appended no audit event.`);
         return { status: response.status, body: response.body };
       },
       (error) => {

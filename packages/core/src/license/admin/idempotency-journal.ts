@@ -30,6 +30,15 @@ export interface JournalOutcome {
   readonly replayed: boolean;
 }
 
+/** What {@link IdempotencyJournal.lookup} found under a request's key. */
+export type JournalLookup =
+  /** No unexpired answer has committed under the key (a first request may still be running). */
+  | { readonly kind: 'none' }
+  /** The stored answer of this same request (equal fingerprint), to be replayed verbatim. */
+  | { readonly kind: 'replay'; readonly answer: JournaledAnswer }
+  /** The key holds the answer of a different request: `run` refuses it with `idempotency_conflict`. */
+  | { readonly kind: 'conflict' };
+
 /**
  * The idempotency journal of confirmed Admin mutations (Stripe's contract).
  *
@@ -48,6 +57,13 @@ export interface JournalOutcome {
  */
 export interface IdempotencyJournal {
   run(request: JournaledRequest, execute: (tx: SqlClient) => Promise<JournaledAnswer>, render: (error: AdminError) => JournaledAnswer): Promise<JournalOutcome>;
+  /**
+   * Reads what is committed under the request's (vendor, key), unexpired at `request.now`, without
+   * taking the key's lock or running anything: lets a caller skip slow work before `run` when the answer
+   * is already stored. `none` and `conflict` decide nothing: `run` stays the authority (a twin may
+   * commit in between, and `run` reports the conflict).
+   */
+  lookup(request: JournaledRequest): Promise<JournalLookup>;
   /** Deletes rows past their retention; returns how many. */
   purgeExpired(now: Date): Promise<number>;
 }
@@ -87,6 +103,17 @@ export function createSqlIdempotencyJournal(sql: SqlClient, options: { sealKey: 
   const open = (vendorId: string, keyHash: Uint8Array, sealed: Uint8Array): unknown =>
     JSON.parse(utf8Decode(xchacha20poly1305(options.sealKey, sealed.subarray(0, nonceBytes), binding(vendorId, keyHash)).decrypt(sealed.subarray(nonceBytes))));
 
+  const find = async (client: SqlClient, request: JournaledRequest, keyHash: Uint8Array): Promise<JournalLookup> => {
+    const { rows } = await client.query<JournalRow>(
+      'SELECT fingerprint, status, sealed_answer FROM license_idempotency WHERE vendor_id = $1 AND key_hash = $2 AND expires_at > $3',
+      [request.vendorId, keyHash, request.now],
+    );
+    const stored = rows[0];
+    if (stored === undefined) return { kind: 'none' };
+    if (!constantTimeEqual(stored.fingerprint, request.fingerprint)) return { kind: 'conflict' };
+    return { kind: 'replay', answer: { status: Number(stored.status), body: open(request.vendorId, keyHash, stored.sealed_answer) } };
+  };
+
   return {
     run: (request, execute, render) =>
       sql.transaction(async (tx) => {
@@ -94,17 +121,11 @@ export function createSqlIdempotencyJournal(sql: SqlClient, options: { sealKey: 
         // One lock per (vendor, key) for the rest of the transaction: a concurrent twin waits here until
         // this transaction commits, then reads its row below.
         await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 7340))', [`${request.vendorId}:${hexEncode(keyHash)}`]);
-        const { rows } = await tx.query<JournalRow>(
-          'SELECT fingerprint, status, sealed_answer FROM license_idempotency WHERE vendor_id = $1 AND key_hash = $2 AND expires_at > $3',
-          [request.vendorId, keyHash, request.now],
-        );
-        const stored = rows[0];
-        if (stored !== undefined) {
-          if (!constantTimeEqual(stored.fingerprint, request.fingerprint)) {
-            throw new AdminError('idempotency_conflict', 'This Idempotency-Key was already used with a different request (method, path, query or body).');
-          }
-          return { answer: { status: Number(stored.status), body: open(request.vendorId, keyHash, stored.sealed_answer) }, replayed: true };
+        const stored = await find(tx, request, keyHash);
+        if (stored.kind === 'conflict') {
+          throw new AdminError('idempotency_conflict', 'This Idempotency-Key was already used with a different request (method, path, query or body).');
         }
+        if (stored.kind === 'replay') return { answer: stored.answer, replayed: true };
         let answer: JournaledAnswer;
         try {
           answer = await tx.transaction((savepoint) => execute(savepoint));
@@ -120,6 +141,7 @@ export function createSqlIdempotencyJournal(sql: SqlClient, options: { sealKey: 
         );
         return { answer, replayed: false };
       }),
+    lookup: (request) => find(sql, request, sha256(utf8Encode(request.key))),
     async purgeExpired(now) {
       const { rowCount } = await sql.query('DELETE FROM license_idempotency WHERE expires_at <= $1', [now]);
       return rowCount;

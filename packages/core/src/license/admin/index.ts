@@ -17,6 +17,7 @@ export {
   type IdempotencyJournal,
   type JournaledAnswer,
   type JournaledRequest,
+  type JournalLookup,
   type JournalOutcome,
 } from './idempotency-journal';
 export {

@@ -6,6 +6,7 @@ import auditSql from './migrations/004_audit.sql';
 import catalogPoliciesSql from './migrations/005_catalog_policies.sql';
 import accountsSql from './migrations/006_accounts.sql';
 import licensesMachinesSql from './migrations/007_licenses_machines.sql';
+import auditTruncateGuardSql from './migrations/008_audit_truncate_guard.sql';
 
 /**
  * The license service's tables (`license_…`): the `license` migration domain. Run after
@@ -26,4 +27,5 @@ export const licenseMigrations: MigrationSet = defineMigrations('license', {
   '005_catalog_policies.sql': catalogPoliciesSql,
   '006_accounts.sql': accountsSql,
   '007_licenses_machines.sql': licensesMachinesSql,
+  '008_audit_truncate_guard.sql': auditTruncateGuardSql,
 });

@@ -9,6 +9,8 @@ import { createSqlLicenseStore } from './license-store';
  *
  * @param call - The call (its vendor and database).
  * @param licenseIdParam - The `:licenseId` path parameter.
+ * @param options - `forShare`: read it with `LicenseStore.getForShare` (in a confirmed call's
+ *   transaction), so a revocation in flight is waited for and none starts until the call ends.
  * @returns The license.
  * @throws AdminError `not_found`.
  * @example
@@ -17,8 +19,10 @@ import { createSqlLicenseStore } from './license-store';
  * const license = await requireLicense(call, call.params.licenseId);
  * ```
  */
-export async function requireLicense(call: Pick<AdminCall, 'sql' | 'actor'>, licenseIdParam: string | undefined): Promise<LicenseRecord> {
-  const license = await createSqlLicenseStore(call.sql).get(call.actor.vendorId, adminPathId(licenseIdParam, 'license'));
+export async function requireLicense(call: Pick<AdminCall, 'sql' | 'actor'>, licenseIdParam: string | undefined, options: { forShare?: boolean } = {}): Promise<LicenseRecord> {
+  const store = createSqlLicenseStore(call.sql);
+  const licenseId = adminPathId(licenseIdParam, 'license');
+  const license = options.forShare === true ? await store.getForShare(call.actor.vendorId, licenseId) : await store.get(call.actor.vendorId, licenseId);
   if (license === undefined) throw new AdminError('not_found', 'No such license.');
   return license;
 }

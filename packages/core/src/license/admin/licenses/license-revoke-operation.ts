@@ -59,7 +59,7 @@ export function licenseRevokeOperation(deps: AdminRevocationDeps): AdminOperatio
       const lock = await licenses.lockForRevocation(call.actor.vendorId, licenseId);
       if (lock.kind === 'not_found') throw new AdminError('not_found', 'No such license.');
       const { reason } = parseAdminInput(revokeBodySchema, call.body);
-      if (lock.kind === 'busy') throw new AdminError('revocation_in_progress', `A revocation of license ${licenseId} is under way.`);
+      if (lock.kind === 'busy') throw new AdminError('revocation_in_progress', `A revocation of license ${licenseId}, or another change holding it (such as an offline-key mint), is under way; retry shortly.`);
       if (lock.license.status === 'revoked') throw new AdminError('already_revoked', `License ${licenseId} is already revoked.`);
 
       // Machine rows before the feed head, in the order a machine revoke takes them (no deadlock).

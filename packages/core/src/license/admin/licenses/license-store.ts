@@ -42,6 +42,7 @@ export type LicenseLockOutcome =
  * changes a revoked license (a concurrent revocation that commits first wins, and the update reports
  * `revoked`). `lockForRevocation` must run inside a transaction: it takes the row lock without waiting
  * (in a savepoint, so a busy row leaves the transaction usable) and holds it until that transaction ends.
+ * `getForShare` must run inside a transaction too; its shared lock waits instead.
  * `list` is newest first, ties broken by id, so cursors are stable under concurrent inserts.
  */
 export interface LicenseStore {
@@ -50,6 +51,13 @@ export interface LicenseStore {
   list(vendorId: string, query: LicenseListQuery): Promise<LicenseRecord[]>;
   update(vendorId: string, licenseId: string, changes: LicenseChanges, at: Date): Promise<LicenseUpdateOutcome>;
   lockForRevocation(vendorId: string, licenseId: string): Promise<LicenseLockOutcome>;
+  /**
+   * Reads a license under a shared row lock held until the transaction ends (run it inside one): it
+   * waits for a transaction that is changing or revoking the license and returns the row as that one
+   * left it; while it is held, `lockForRevocation` answers `busy` and `update` waits. For work that
+   * must not overlap a revocation of the license, such as minting an offline key.
+   */
+  getForShare(vendorId: string, licenseId: string): Promise<LicenseRecord | undefined>;
   /** Marks a license (locked by this transaction) revoked by batch `seq`; `undefined` if it already was. */
   markRevoked(licenseId: string, revocation: { at: Date; seq: number; reason: number | null }): Promise<LicenseRecord | undefined>;
 }
@@ -215,6 +223,7 @@ export function createSqlLicenseStore(sql: SqlClient): LicenseStore {
         throw error;
       }
     },
+    getForShare: (vendorId, licenseId) => readLicense(sql, vendorId, licenseId, 'FOR SHARE OF l'),
     async markRevoked(licenseId, revocation) {
       const { rows } = await sql.query<LicenseRow>(
         `WITH updated AS (

@@ -48,6 +48,10 @@ export function signOfflineKey(key: OfflineKey, options: { signer: Signer; produ
  * - `bound_fingerprint_hex`: 64 hex digits, the one device fingerprint the key works on.
  * - `max_seats`: 1 to the license's seats (its seats by default).
  *
+ * The license is read under a shared row lock for the whole transaction, so a mint never overlaps a
+ * revocation of its license: it waits for one in flight and then refuses, or a revoke arriving meanwhile
+ * is answered 409 `revocation_in_progress` until the mint commits.
+ *
  * 409 `license_not_active` unless the license shows `active` (not suspended, expired or revoked); 422
  * `olk_not_allowed` when its policy has `offline_allowed: false`. The answer `{ offline_key }` holds the
  * signed `offline-key` envelope (base64), the certificate of the epoch that signed it (base64; it
@@ -68,8 +72,11 @@ export function offlineKeyOperation(deps: Pick<AdminRevocationDeps, 'signingEpoc
     scopes: ['licenses:rw'],
     kind: 'mutation',
     run: async (call) => {
-      // The target first: another vendor's license is 404 whatever the body says.
-      const license = await requireLicense(call, call.params.licenseId);
+      // The target first: another vendor's license is 404 whatever the body says. Read under a shared
+      // lock: a revoke in flight (which holds the row) is waited for and its outcome checked below, and a
+      // revoke arriving later finds the row busy until this mint commits. Without it, a mint that read the
+      // license as active before a revoke committed could commit after it, with the older revocation epoch.
+      const license = await requireLicense(call, call.params.licenseId, { forShare: true });
       const input = parseAdminInput(offlineKeyRequestSchema, call.body);
       const status = effectiveLicenseStatus(license, call.now);
       if (status !== 'active') throw new AdminError('license_not_active', `License ${license.licenseId} is ${status}: offline keys are minted for active licenses only.`);
