@@ -136,6 +136,19 @@ export function definePaymentCases(fixture: () => PaymentStoreConformanceFixture
     expect((await payments.getPayment(paymentId))?.state).toBe('processing');
   });
 
+  it('releases a claim taken with its settle mark only on its holder\'s word that settle was never called', async () => {
+    const fixed = fixture();
+    const { payments } = fixed;
+    const target = await claimable(fixed);
+    const claim = { ...claimFor(target), settleStarted: true };
+    await payments.claimPayment(claim);
+    expect(await payments.releasePayment({ paymentId: claim.paymentId, leaseToken: claim.leaseToken })).toBe(false);
+    expect(await payments.releasePayment({ paymentId: claim.paymentId, leaseToken: hexId(), settleNeverCalled: true })).toBe(false);
+    expect((await payments.getPayment(claim.paymentId))?.state).toBe('processing');
+    expect(await payments.releasePayment({ paymentId: claim.paymentId, leaseToken: claim.leaseToken, settleNeverCalled: true })).toBe(true);
+    expect(await payments.getPayment(claim.paymentId)).toBeUndefined();
+  });
+
   it('releases a claim whose settle never started, so the same payment can be claimed again', async () => {
     const fixed = fixture();
     const { payments } = fixed;

@@ -35,7 +35,10 @@ export interface ClaimHolder {
    * payload releases the claim and is thrown; any other refusal asks the chain first.
    */
   refused(payment: PaymentRecord, leaseToken: string, reason: string): Promise<SettlementStep>;
-  /** Gives up a claim whose settle never started (nothing can be on chain for it). */
+  /**
+   * Gives up a claim this holder never called settle for (nothing can be on chain for it), also when
+   * the claim was written with its settle mark while the facilitator verified.
+   */
   release(payment: PaymentRecord, leaseToken: string, reason: string): Promise<void>;
 }
 
@@ -66,7 +69,8 @@ export function createClaimHolder(deps: PaymentDeps & { readonly issuer: Receipt
     deps.onEvent?.({ type, paymentId: payment.paymentId, refId: payment.refId, ...extra });
 
   async function release(payment: PaymentRecord, leaseToken: string, reason: string): Promise<void> {
-    await payments.releasePayment({ paymentId: payment.paymentId, leaseToken });
+    // Every caller is the lease holder on a path where it has not called settle.
+    await payments.releasePayment({ paymentId: payment.paymentId, leaseToken, settleNeverCalled: true });
     event('released', payment, { reason });
   }
 

@@ -2,7 +2,6 @@ import { randomId } from '../../crypto/random';
 import { GatewayError } from '../../errors/gateway';
 import { PaymentVerificationError } from '../../x402/errors';
 import { decodePaymentSignatureHeader } from '../../x402/headers';
-import { facilitatorRefusalKind } from '../../x402/facilitator/failure-reasons';
 import { extractPaymentIdentifier } from '../../x402/payment-identifier';
 import type { PaymentPayload } from '../../x402/wire';
 import type { PaymentRecord, StoredSettlementAnswer } from '../store/payment-records';
@@ -69,10 +68,9 @@ function conflict(paymentId: string, reason: 'payload_mismatch' | 'authorization
  *
  * - `claim`: the payload is checked offline (ref payable, requirement regenerated and compared,
  *   authorization, signature, echoed offer: a payload failing them never reaches the facilitator), then
- *   the facilitator verifies it (no side effects), then it is **claimed** by payment id and by the EIP-3009
- *   payer and nonce — with its settle mark in the same statement when verify passed (→ `settle`), without
- *   it when verify refused it for a reason that may mean "already executed" (→ `refused`); a refusal of the
- *   payload itself claims nothing. Held by an earlier submission → `follow`.
+ *   it is **claimed** by payment id and by the EIP-3009 payer and nonce, with its settle mark, while the
+ *   facilitator verifies it (no side effects): verify passed → `settle`; refused → `refused`; the
+ *   facilitator unreachable → the claim is released. Held by an earlier submission → `follow`.
  * - `follow`: the same payload gets the stored answer (also when the offline checks or the facilitator
  *   fail today: the transfer happened), waits for the submission in progress, takes over a claim whose
  *   holder died (`run`: verify again, mark, settle; or pending when its settle had started), or is
@@ -120,11 +118,14 @@ export function createSettlement(
   }
 
   /**
-   * A submission: the offline checks (a payload that fails them never reaches the facilitator), the
-   * facilitator's verify (no side effects), then the claim — taken with its settle mark when verify
-   * passed, so a new payment costs one write before settle. A replay meets its earlier submission at the
-   * claim (one verify call, never a second settle); when the checks or the facilitator fail today, it
-   * is looked up and still gets its answer.
+   * A submission: the offline checks (a payload that fails them never reaches the facilitator), then the
+   * claim and the facilitator's verify (no side effects) at once. The claim carries its settle mark from
+   * the start: from the moment it commits, a crash leaves a payment only chain evidence can finish, as if
+   * settle had been called — the price of not waiting for verify before writing (the write costs one
+   * database round trip on every payment; the pending case only a crash inside verify). A verify that
+   * refuses or fails hands the claim to `refused` or releases it: this holder knows it never called
+   * settle. A replay meets its earlier submission at the claim (never a second settle); when the checks
+   * or the facilitator fail today, it is looked up and still gets its answer.
    */
   async function claim(payload: PaymentPayload, context: PaymentContext, identity: PaymentIdentity): Promise<SettlementStep> {
     const facilitator = deps.facilitator;
@@ -135,33 +136,26 @@ export function createSettlement(
       // An earlier submission still gets its answer (the ref may have expired or been revoked since).
       return followOr(identity, error);
     }
-    let verdict;
-    try {
-      verdict = await facilitator.verify(payload, context.requirements);
-    } catch (error) {
-      // An earlier submission's answer needs no facilitator.
-      return followOr(identity, error);
-    }
-    const reason = verdict.isValid ? undefined : (verdict.invalidReason ?? 'invalid_payment');
-    if (reason !== undefined && facilitatorRefusalKind(reason) === 'payload') {
-      throw new GatewayError('payment_verification_failed', `The facilitator refused the payment (${reason}).`, {
-        details: { field: 'facilitator', reason, paymentId: identity.paymentId },
-      });
-    }
     const leaseToken = randomId();
     const now = deps.clock.now();
-    const outcome = await payments.claimPayment({
-      ...identity,
-      refId: context.ref.id,
-      merchantId: context.ref.merchantId,
-      network: context.network.name,
-      payTo: context.ref.payTo,
-      amount: context.amount,
-      leaseToken,
-      leaseUntil: new Date(now + settings.leaseMs),
-      now: new Date(now),
-      settleStarted: reason === undefined,
-    });
+    const [claimed, verified] = await Promise.allSettled([
+      payments.claimPayment({
+        ...identity,
+        refId: context.ref.id,
+        merchantId: context.ref.merchantId,
+        network: context.network.name,
+        payTo: context.ref.payTo,
+        amount: context.amount,
+        leaseToken,
+        leaseUntil: new Date(now + settings.leaseMs),
+        now: new Date(now),
+        settleStarted: true,
+      }),
+      facilitator.verify(payload, context.requirements),
+    ]);
+    if (claimed.status === 'rejected') throw claimed.reason;
+    const outcome = claimed.value;
+    // An earlier submission's answer needs neither this verify nor the facilitator.
     if (outcome.kind === 'existing') return { kind: 'follow', payment: outcome.payment };
     if (outcome.kind === 'not_payable') {
       // The statuses this request was checked with were stale: refuse exactly as a fresh read would.
@@ -169,7 +163,14 @@ export function createSettlement(
       throw new GatewayError('not_found', 'No such ref for this payTo.');
     }
     event(outcome.payment);
-    return reason === undefined ? { kind: 'settle', payment: outcome.payment } : { kind: 'refused', payment: outcome.payment, leaseToken, reason };
+    if (verified.status === 'rejected') {
+      await holder.release(outcome.payment, leaseToken, 'facilitator_unavailable');
+      throw verified.reason;
+    }
+    const verdict = verified.value;
+    if (verdict.isValid) return { kind: 'settle', payment: outcome.payment };
+    // A refusal of the payload releases the claim; any other may mean "already executed": the chain decides.
+    return { kind: 'refused', payment: outcome.payment, leaseToken, reason: verdict.invalidReason ?? 'invalid_payment' };
   }
 
   /** An earlier submission of this payment gets its answer; without one, `error` stands. */

@@ -27,7 +27,9 @@ import type {
  *   statement): from then on it is never released.
  * - **Leases fence the claim holder.** While `processing`, only the holder of a live lease may
  *   `startSettle` or `releasePayment`; `takeOverPayment` hands an expired lease to a new holder.
- *   `releasePayment` deletes the claim only while settle has not started (nothing can be on chain).
+ *   `releasePayment` deletes the claim only while settle has not started (nothing can be on chain), or
+ *   when its holder says it never called settle (`settleNeverCalled`: a claim written with its settle
+ *   mark while the facilitator verified, then refused or left unverified).
  * - **Transitions are one-way and atomic.** `processing → pending` (`markPaymentPending`, which enqueues
  *   the payment's settlement-recovery job in the same transaction; `renewRecovery` replaces a job that
  *   died, also in one transaction), `processing | pending → settled`
@@ -56,8 +58,13 @@ export interface PaymentStore {
    * in neither state.
    */
   recordEvidenceScan(params: { paymentId: string; scan: EvidenceScan }): Promise<boolean>;
-  /** Deletes a claim whose settle never started; `false` when the caller does not hold it. */
-  releasePayment(params: { paymentId: string; leaseToken: string }): Promise<boolean>;
+  /**
+   * Deletes a claim whose settle never started; `false` when the caller does not hold it. With
+   * `settleNeverCalled`, the holder vouches that it never called settle for this claim, and a claim
+   * carrying its settle mark is deleted too (only the lease holder can know this: anyone else must
+   * treat a marked claim as possibly on chain).
+   */
+  releasePayment(params: { paymentId: string; leaseToken: string; settleNeverCalled?: boolean }): Promise<boolean>;
   /** Up to `limit` `processing` payments whose lease ended before `now`, oldest lease first (their holder died). */
   listAbandonedPayments(params: { now: Date; limit: number }): Promise<PaymentRecord[]>;
   /** Gives a `processing` payment whose lease expired at `now` to a new holder; `undefined` otherwise. */

@@ -122,10 +122,10 @@ export async function listAbandonedPaymentsInSql(sql: SqlClient, params: { now: 
 }
 
 /** `PaymentStore.releasePayment` in SQL. */
-export async function releasePaymentInSql(sql: SqlClient, params: { paymentId: string; leaseToken: string }): Promise<boolean> {
+export async function releasePaymentInSql(sql: SqlClient, params: { paymentId: string; leaseToken: string; settleNeverCalled?: boolean }): Promise<boolean> {
   const { rowCount } = await sql.query(
-    `DELETE FROM gateway_payments WHERE payment_id = $1 AND state = 'processing' AND lease_token = $2 AND settle_started_at IS NULL`,
-    [params.paymentId, params.leaseToken],
+    `DELETE FROM gateway_payments WHERE payment_id = $1 AND state = 'processing' AND lease_token = $2 AND (settle_started_at IS NULL OR $3)`,
+    [params.paymentId, params.leaseToken, params.settleNeverCalled === true],
   );
   return rowCount === 1;
 }
