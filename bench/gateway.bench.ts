@@ -4,6 +4,10 @@
  * bare Express JSON route (the ceiling), and paid end-to-end payments per second (official `@x402/fetch`
  * client → server → facilitator → anvil, one payer, sequential) for both stacks.
  *
+ * Three processes: this one (the load generator and paying client), the servers under test
+ * (`gateway/servers.ts`) and the chain with both facilitators (`gateway/facilitators.ts`): a facilitator
+ * is another service in every deployment, so it does not share the gateways' event loop.
+ *
  * Paid payments are measured for every stack through each of two facilitators on the same chain: ours
  * (the dev stack's self-hosted one) and the one the x402 documentation shows; `ours-trust` is our gateway
  * with `GATEWAY_CONFIRM_TRANSFERS=false`, to price the on-chain confirmation of each settlement. The historical ratio
@@ -17,7 +21,8 @@
  *
  * Environment: BENCH_ROUNDS (default 5), BENCH_SLICE_MS per case and round (default 3000; the paid
  * cases of a round share their slices),
- * BENCH_CONCURRENCY for negotiation (default 16), and BENCH_DATABASE_URL to add our gateway on a
+ * BENCH_CONCURRENCY for negotiation (default 16), BENCH_PROF=1 for CPU profiles of both child processes
+ * (in .tollgate/prof), and BENCH_DATABASE_URL to add our gateway on a
  * PostgreSQL server. Give it a database of its own, which the gateways migrate and then keep:
  *   psql postgres://postgres@127.0.0.1:5432/postgres -c 'CREATE DATABASE tollgate_bench'
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/tollgate_bench npm run bench -- gateway
@@ -29,6 +34,7 @@ import { pathToFileURL } from 'node:url';
 import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { privateKeyToAccount } from 'viem/accounts';
+import type { FacilitatorTargets } from './gateway/facilitators';
 import type { BenchTargets } from './gateway/servers';
 import { paymentsPerSecond, requestsPerSecond } from './gateway/load';
 import { median } from './license/measure';
@@ -37,24 +43,45 @@ const rounds = Number(process.env['BENCH_ROUNDS'] ?? 5);
 const sliceMs = Number(process.env['BENCH_SLICE_MS'] ?? 3_000);
 const concurrency = Number(process.env['BENCH_CONCURRENCY'] ?? 16);
 
-async function startServers(): Promise<{ targets: BenchTargets; stop: () => Promise<void> }> {
+/** Bundles `entry` and starts it with `env`; resolves with the JSON of its first stdout line. */
+async function startChild<T>(entry: string, outFile: string, env: Record<string, string>): Promise<{ targets: T; stop: () => Promise<void> }> {
   // Loaded at run time (not bundled into this file) so it resolves paths from the repository root.
   const { devBuild } = (await import(pathToFileURL(resolve('scripts/dev-build.mjs')).href)) as typeof import('../scripts/dev-build.mjs');
-  const bundle = await devBuild('bench/gateway/servers.ts', '.tollgate/build/bench/gateway-servers.mjs');
-  const child = spawn(process.execPath, [bundle], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const bundle = await devBuild(entry, outFile);
+  // BENCH_PROF=1 writes a CPU profile of each child to .tollgate/prof when it exits.
+  const profile = process.env['BENCH_PROF'] === '1' ? ['--cpu-prof', `--cpu-prof-dir=${resolve('.tollgate/prof')}`] : [];
+  const child = spawn(process.execPath, [...profile, bundle], { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, ...env } });
   const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
   const firstLine = await new Promise<string>((resolve, reject) => {
     const lines = createInterface({ input: child.stdout });
     lines.once('line', resolve);
-    child.once('exit', (code) => reject(new Error(`bench servers exited with ${code}`)));
+    child.once('exit', (code) => reject(new Error(`${entry} exited with ${code}`)));
   });
   return {
-    targets: JSON.parse(firstLine) as BenchTargets,
+    targets: JSON.parse(firstLine) as T,
     stop: async () => {
       child.stdin.end();
       await exited;
     },
   };
+}
+
+/** The chain and facilitators in one process, the servers under test in another (see servers.ts). */
+async function startServers(): Promise<{ targets: BenchTargets; stop: () => Promise<void> }> {
+  const chain = await startChild<FacilitatorTargets>('bench/gateway/facilitators.ts', '.tollgate/build/bench/gateway-facilitators.mjs', {});
+  try {
+    const servers = await startChild<BenchTargets>('bench/gateway/servers.ts', '.tollgate/build/bench/gateway-servers.mjs', { BENCH_FACILITATORS: JSON.stringify(chain.targets) });
+    return {
+      targets: servers.targets,
+      stop: async () => {
+        await servers.stop();
+        await chain.stop();
+      },
+    };
+  } catch (error) {
+    await chain.stop();
+    throw error;
+  }
 }
 
 function payingFetch(targets: BenchTargets) {
@@ -167,7 +194,7 @@ export default async function bench(): Promise<void> {
       '\nWhat differs between the stacks, per payment, whatever the facilitator. Both call the facilitator\'s\n' +
         '/verify then /settle. Ours also does what the official middleware does not: its own EIP-3009 signature\n' +
         'recovery and context checks before any facilitator call; three durable database writes (the exactly-once\n' +
-        'claim with its "settle started" mark between /verify and /settle, the transaction hash, and the settled\n' +
+        'claim with its "settle started" mark, written while /verify runs, the transaction hash, and the settled\n' +
         'record with its notification job in one statement); two secp256k1 receipt signatures (Tollgate receipt +\n' +
         'x402 offer-receipt); and, unless GATEWAY_CONFIRM_TRANSFERS=false (ours-trust), one eth_getTransactionReceipt\n' +
         'confirming the transfer before the receipt is signed (overlapped with the hash write and the signatures).\n' +

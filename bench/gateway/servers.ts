@@ -5,14 +5,13 @@
  *   - `official`: the official `@x402/express` `paymentMiddleware` protecting an equivalent route;
  *   - `ours`: the Tollgate gateway's `/receive/:payTo?ref=…` for a fixed ref, on embedded PGlite;
  *   - `ours-pg`: the same on a PostgreSQL server, when `BENCH_DATABASE_URL` names one.
- * Two facilitators settle on the same anvil chain: ours (`ours-fac`, the dev stack's self-hosted one:
- * official packages with our signer adapter and fast paths) and the documented one (`doc-fac`, written as
- * the x402 documentation shows: `official-facilitator.ts`). Every payment stack is served once per
- * facilitator (`official@doc-fac`, `official@ours-fac`, `ours@ours-fac`, `ours@doc-fac`, …), each
- * instance with its own payTo and ref, so a stack's two rows differ only in the facilitator. Each
- * facilitator sends from its own account, so they never compete for a nonce; one payer signs for every
- * stack (EIP-3009 nonces are random). The two PostgreSQL instances share the bench's database, as
- * instances behind one load balancer do (each has its own merchant and ref).
+ * The chain and both facilitators run in another process (`facilitators.ts`, its targets in
+ * `BENCH_FACILITATORS`), as a facilitator is another service in every deployment. Every payment stack
+ * is served once per facilitator (`official@doc-fac`, `official@ours-fac`, `ours@ours-fac`,
+ * `ours@doc-fac`, …), each instance with its own payTo and ref, so a stack's two rows differ only in the
+ * facilitator. Each facilitator sends from its own account, so they never compete for a nonce; one payer
+ * signs for every stack (EIP-3009 nonces are random). The two PostgreSQL instances share the bench's
+ * database, as instances behind one load balancer do (each has its own merchant and ref).
  * Prints one JSON line ({@link BenchTargets}), then serves until stdin closes.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -26,8 +25,7 @@ import express from 'express';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { hexEncode } from '@tollgate/core';
 import { loadGatewayConfig, startGatewayServer } from '@tollgate/gateway-server';
-import { startDevStack, type DevStack } from '@tollgate/gateway-server/devchain';
-import { startOfficialFacilitator } from './official-facilitator';
+import type { FacilitatorTargets } from './facilitators';
 
 /** What the servers process prints: URLs by case name, and what the paying client needs. */
 export interface BenchTargets {
@@ -87,7 +85,7 @@ async function payableRef(gatewayUrl: string): Promise<string> {
 }
 
 /** The official `paymentMiddleware` on `GET /paid`, settling through `facilitatorUrl`, paying a fresh payTo. */
-async function startOfficialStack(stack: DevStack, facilitatorUrl: string) {
+async function startOfficialStack(stack: FacilitatorTargets, facilitatorUrl: string) {
   const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: facilitatorUrl })).register(stack.network, new ExactEvmScheme());
   const app = express();
   app.disable('x-powered-by');
@@ -120,7 +118,7 @@ async function startOfficialStack(stack: DevStack, facilitatorUrl: string) {
  * Our gateway as an operator runs it: PGlite (or a PostgreSQL server), `facilitatorUrl`, warnings-only
  * logs (the official middleware and the bare route log nothing), with one merchant and ref of its own.
  */
-async function startOurStack(stack: DevStack, options: { dataDir: string; facilitatorUrl: string; databaseUrl: string | undefined; confirmTransfers: boolean }) {
+async function startOurStack(stack: FacilitatorTargets, options: { dataDir: string; facilitatorUrl: string; databaseUrl: string | undefined; confirmTransfers: boolean }) {
   const gateway = await startGatewayServer(
     loadGatewayConfig({
       GATEWAY_PORT: '0',
@@ -148,9 +146,9 @@ async function startOurStack(stack: DevStack, options: { dataDir: string; facili
 
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tollgate-bench-'));
-  const stack = await startDevStack({ dataDir: join(dataDir, 'devchain') });
-  const documentedFacilitator = await startOfficialFacilitator(stack.rpcUrl, stack.chainId);
-  const facilitators = { 'ours-fac': stack.facilitatorUrl, 'doc-fac': documentedFacilitator.url };
+  const stack = JSON.parse(process.env['BENCH_FACILITATORS'] ?? 'null') as FacilitatorTargets | null;
+  if (stack === null) throw new Error('BENCH_FACILITATORS must hold the facilitators process\'s targets.');
+  const { facilitators } = stack;
 
   const bare = express();
   bare.disable('x-powered-by');
@@ -187,14 +185,13 @@ async function main(): Promise<void> {
     paid: Object.fromEntries(Object.entries(running).map(([name, server]) => [name, server.url])),
     network: stack.network,
     usdc: stack.usdc.address,
-    payerKey: stack.payer.privateKey,
+    payerKey: stack.payerKey,
   };
   process.stdout.write(`${JSON.stringify(targets)}\n`);
 
   process.stdin.resume();
   process.stdin.on('end', async () => {
-    await Promise.all([bareServer.close(), ...Object.values(running).map((server) => server.close()), documentedFacilitator.close()]);
-    await stack.stop();
+    await Promise.all([bareServer.close(), ...Object.values(running).map((server) => server.close())]);
     rmSync(dataDir, { recursive: true, force: true });
     process.exit(0);
   });

@@ -18,9 +18,9 @@ export type SettlementStep =
   | { readonly kind: 'follow'; readonly payment: PaymentRecord }
   /** A claim whose verify has not run (taken over): verify, mark, settle. */
   | { readonly kind: 'run'; readonly payment: PaymentRecord; readonly leaseToken: string }
-  /** A claim taken with its settle mark after verify passed: settle. */
+  /** A claim taken with its settle mark, verify passed: settle. */
   | { readonly kind: 'settle'; readonly payment: PaymentRecord }
-  /** A claim taken after verify refused the payment with `reason`. */
+  /** A claim taken with its settle mark while verify refused the payment with `reason` (settle never called). */
   | { readonly kind: 'refused'; readonly payment: PaymentRecord; readonly leaseToken: string; readonly reason: string }
   | { readonly kind: 'done'; readonly payment: PaymentRecord };
 
@@ -28,7 +28,7 @@ export type SettlementStep =
 export interface ClaimHolder {
   /** For a claim whose verify has not run (taken over from a holder that died before settle): verify, mark, settle. */
   run(payment: PaymentRecord, leaseToken: string, payload: PaymentPayload, context: PaymentContext): Promise<SettlementStep>;
-  /** For a claim taken with its settle mark after verify passed: settle and record the outcome. */
+  /** For a claim taken with its settle mark whose verify passed: settle and record the outcome. */
   settle(payment: PaymentRecord, payload: PaymentPayload, context: PaymentContext): Promise<SettlementStep>;
   /**
    * For a claim taken after the facilitator's verify refused the payment with `reason`: a refusal of the

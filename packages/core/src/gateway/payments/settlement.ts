@@ -121,8 +121,8 @@ export function createSettlement(
    * A submission: the offline checks (a payload that fails them never reaches the facilitator), then the
    * claim and the facilitator's verify (no side effects) at once. The claim carries its settle mark from
    * the start: from the moment it commits, a crash leaves a payment only chain evidence can finish, as if
-   * settle had been called — the price of not waiting for verify before writing (the write costs one
-   * database round trip on every payment; the pending case only a crash inside verify). A verify that
+   * settle had been called. That is the price of not waiting for verify before writing: waiting would add
+   * a database round trip to every payment, not waiting costs only when the process dies inside verify. A verify that
    * refuses or fails hands the claim to `refused` or releases it: this holder knows it never called
    * settle. A replay meets its earlier submission at the claim (never a second settle); when the checks
    * or the facilitator fail today, it is looked up and still gets its answer.
