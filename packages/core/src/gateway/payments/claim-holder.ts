@@ -37,9 +37,11 @@ export interface ClaimHolder {
   refused(payment: PaymentRecord, leaseToken: string, reason: string): Promise<SettlementStep>;
   /**
    * Gives up a claim this holder never called settle for (nothing can be on chain for it), also when
-   * the claim was written with its settle mark while the facilitator verified.
+   * the claim was written with its settle mark while the facilitator verified, then throws `error`. A
+   * claim no longer held (taken over as pending while this holder waited for verify) is followed
+   * instead: the payer's retry would meet it, so "retry" would be a lie.
    */
-  release(payment: PaymentRecord, leaseToken: string, reason: string): Promise<void>;
+  release(payment: PaymentRecord, leaseToken: string, reason: string, error: unknown): Promise<SettlementStep>;
 }
 
 type EventType = PaymentEvent['type'];
@@ -68,10 +70,14 @@ export function createClaimHolder(deps: PaymentDeps & { readonly issuer: Receipt
   const event = (type: EventType, payment: PaymentRecord, extra: { txHash?: string; reason?: string } = {}) =>
     deps.onEvent?.({ type, paymentId: payment.paymentId, refId: payment.refId, ...extra });
 
-  async function release(payment: PaymentRecord, leaseToken: string, reason: string): Promise<void> {
+  async function release(payment: PaymentRecord, leaseToken: string, reason: string, error: unknown): Promise<SettlementStep> {
     // Every caller is the lease holder on a path where it has not called settle.
-    await payments.releasePayment({ paymentId: payment.paymentId, leaseToken, settleNeverCalled: true });
-    event('released', payment, { reason });
+    if (await payments.releasePayment({ paymentId: payment.paymentId, leaseToken, settleNeverCalled: true })) {
+      event('released', payment, { reason });
+      throw error;
+    }
+    const current = await payments.getPayment(payment.paymentId);
+    return current === undefined ? { kind: 'claim' } : { kind: 'follow', payment: current };
   }
 
   /** Settle may have run, or the chain shows the authorization used: from now on only the chain decides. */
@@ -98,18 +104,17 @@ export function createClaimHolder(deps: PaymentDeps & { readonly issuer: Receipt
         return { kind: 'done', payment: await recovery.apply(payment, verdict) };
       case 'failed':
         if (verdict.reason !== 'authorization_expired') return { kind: 'done', payment: await recovery.apply(payment, verdict) };
-        await release(payment, leaseToken, reason);
-        throw refused();
+        return release(payment, leaseToken, reason, refused());
       case 'unknown':
         if (verdict.reason === 'searching' || verdict.reason === 'evidence_missing') return markPending(payment, null, 'executed_before_settle');
-        await release(payment, leaseToken, reason);
         if (verdict.reason === 'rpc_unavailable') {
-          throw new GatewayError('rpc_unavailable', `The facilitator refused the payment (${reason}) and the chain cannot be read to tell whether it was already executed; retry the same payment later.`, {
+          const unreadable = new GatewayError('rpc_unavailable', `The facilitator refused the payment (${reason}) and the chain cannot be read to tell whether it was already executed; retry the same payment later.`, {
             details: { reason, paymentId: payment.paymentId },
             retryAfterSeconds: 5,
           });
+          return release(payment, leaseToken, reason, unreadable);
         }
-        throw refused();
+        return release(payment, leaseToken, reason, refused());
     }
   }
 
@@ -130,10 +135,10 @@ export function createClaimHolder(deps: PaymentDeps & { readonly issuer: Receipt
 
   async function refused(payment: PaymentRecord, leaseToken: string, reason: string): Promise<SettlementStep> {
     if (facilitatorRefusalKind(reason) === 'payload') {
-      await release(payment, leaseToken, reason);
-      throw new GatewayError('payment_verification_failed', `The facilitator refused the payment (${reason}).`, {
+      const error = new GatewayError('payment_verification_failed', `The facilitator refused the payment (${reason}).`, {
         details: { field: 'facilitator', reason, paymentId: payment.paymentId },
       });
+      return release(payment, leaseToken, reason, error);
     }
     return checkRefusal(payment, leaseToken, reason, await recovery.inspect(payment));
   }
@@ -175,12 +180,11 @@ export function createClaimHolder(deps: PaymentDeps & { readonly issuer: Receipt
       try {
         verdict = await facilitator.verify(payload, context.requirements);
       } catch (error) {
-        await release(payment, leaseToken, 'facilitator_unavailable');
-        throw error;
+        return release(payment, leaseToken, 'facilitator_unavailable', error);
       }
       if (!verdict.isValid) return refused(payment, leaseToken, verdict.invalidReason ?? 'invalid_payment');
-      // Recorded only once verify passed, so a claim whose holder dies while verifying is taken over and
-      // settled normally; from here on settle may run, and it never runs twice.
+      // (A claim taken over unmarked.) Recorded only once verify passed, so a claim whose holder dies while
+      // verifying is taken over and settled normally; from here on settle may run, and it never runs twice.
       if (!(await payments.startSettle({ paymentId: payment.paymentId, leaseToken, now: now() }))) {
         // The lease ended while verifying and someone else holds the claim now.
         const current = await payments.getPayment(payment.paymentId);

@@ -1,6 +1,6 @@
 import canonicalize from 'canonicalize';
 import { PaymentVerificationError } from '../../x402/errors';
-import { verifyExactPayment } from '../../x402/exact-payment';
+import { verifyExactPayment, type ExactSignatureStatus } from '../../x402/exact-payment';
 import { verifySignedOffer } from '../../x402/tollgate-offer';
 import { extractEchoedOffer } from '../../x402/tollgate-offer-extension';
 import type { PaymentPayload } from '../../x402/wire';
@@ -10,8 +10,8 @@ import type { PaymentContext, PaymentContexts } from './payment-context';
 import type { PaymentDeps, PaymentSettings } from './payment-deps';
 
 /**
- * The offline checks of a new payment. Settlement runs them while its claim is being taken (the two
- * overlap), and both finish before any facilitator call; a claim whose payment fails them is released.
+ * The offline checks of a new payment. Settlement runs them before the claim and before any facilitator
+ * call: a payment failing them is never claimed.
  */
 export interface PaymentChecks {
   /**
@@ -21,9 +21,11 @@ export interface PaymentChecks {
    * `accepted`, `authorization.*`, signature); the echoed Tollgate offer, when there is one (signed by
    * this gateway, unexpired, bound to this origin, resource, payTo, amount, network, chain and asset).
    *
+   * @returns `verified` when the signature was recovered here, `needs_facilitator` for a smart-wallet
+   *   signature only the facilitator can check.
    * @throws GatewayError or PaymentVerificationError (`payment_verification_failed`, naming the field).
    */
-  verify(payload: PaymentPayload, context: PaymentContext, nowSeconds: number): void;
+  verify(payload: PaymentPayload, context: PaymentContext, nowSeconds: number): ExactSignatureStatus;
   /**
    * Refuses a payload whose `resource` (optional in x402 v2; official clients copy the 402's) names
    * another URL than this ref's: the EIP-3009 authorization does not bind a ref, so without this an
@@ -88,7 +90,7 @@ export function createPaymentChecks(deps: Pick<PaymentDeps, 'signer' | 'publicUr
     verify(payload, context, now) {
       verifyResource(payload, context);
       deps.contexts.assertPayable(context, now);
-      verifyExactPayment({
+      const { signatureStatus } = verifyExactPayment({
         payload,
         expected: context.requirements,
         network: context.network,
@@ -99,6 +101,7 @@ export function createPaymentChecks(deps: Pick<PaymentDeps, 'signer' | 'publicUr
       });
       const echoed = extractEchoedOffer(payload);
       if (echoed !== undefined) verifyOffer(echoed, context, now);
+      return signatureStatus;
     },
   };
 }

@@ -12,6 +12,7 @@ import {
   createSqlGatewayStores,
   decodePaymentSignatureHeader,
   deriveGatewayKeys,
+  FacilitatorUnavailableError,
   GatewayError,
   gatewayMigrations,
   ManualClock,
@@ -220,5 +221,76 @@ describe('after settle was called', () => {
     expect(chain.logRanges).toEqual([]);
     expect(calls.settle).toBe(1);
     expect(await notifications()).toHaveLength(1);
+  });
+});
+
+describe('the claim written while the facilitator verifies (the chain can finish what a crash leaves)', () => {
+  it('writes the claim while the facilitator verifies, not after', async () => {
+    const payments = paymentsWith();
+    const target = await payableRef(stores, clock, origin);
+    settle = async () => (executeOnChain(target, head), { success: true, transaction: txHash, network: 'eip155:8453' });
+    let claimedDuringVerify = false;
+    // Verify answers only once the claim is visible: a claim written after verify would never be seen.
+    verify = async () => {
+      for (let polls = 0; polls < 200 && !claimedDuringVerify; polls += 1) {
+        const { rows } = await database.sql.query<{ settle_started_at: Date | null }>('SELECT settle_started_at FROM gateway_payments');
+        claimedDuringVerify = rows.length === 1 && rows[0]?.settle_started_at !== null;
+        if (!claimedDuringVerify) await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      return { isValid: true };
+    };
+    expect(await payments.settlement.settle(request(target))).toMatchObject({ kind: 'final', answer: { outcome: 'settled' } });
+    expect(claimedDuringVerify).toBe(true);
+  });
+
+  it('releases the claim written during verify when the facilitator refuses the payload or cannot be reached', async () => {
+    const payments = paymentsWith();
+    const target = await payableRef(stores, clock, origin);
+    settle = async () => (executeOnChain(target, head), { success: true, transaction: txHash, network: 'eip155:8453' });
+    verify = async () => ({ isValid: false, invalidReason: 'invalid_exact_evm_insufficient_balance' });
+    await rejectedWith(GatewayError, payments.settlement.settle(request(target)));
+    verify = () => Promise.reject(new FacilitatorUnavailableError('verify', 'network'));
+    await rejectedWith(FacilitatorUnavailableError, payments.settlement.settle(request(target)));
+    expect((await database.sql.query('SELECT 1 FROM gateway_payments')).rows).toEqual([]);
+    // Nothing was settled, so the same payment is paid normally once the facilitator accepts it.
+    verify = async () => ({ isValid: true });
+    expect(await payments.settlement.settle(request(target))).toMatchObject({ kind: 'final', answer: { outcome: 'settled' } });
+    expect(calls.settle).toBe(1);
+  });
+
+  it('treats a claim whose holder stalls inside verify past its lease as pending, and its holder still settles it exactly once', async () => {
+    const payments = paymentsWith();
+    const target = await payableRef(stores, clock, origin);
+    settle = async () => (executeOnChain(target, head), { success: true, transaction: txHash, network: 'eip155:8453' });
+    let finishVerify: () => void = () => undefined;
+    verify = () => new Promise<VerifyResponse>((resolve) => (finishVerify = () => resolve({ isValid: true })));
+    const first = payments.settlement.settle(request(target));
+    while (calls.verify === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    clock.advance(payments.settings.leaseMs);
+    verify = async () => ({ isValid: true });
+    // The claim carries its settle mark: nobody else may settle it (its holder may be settling).
+    const second = await payments.settlement.settle(request(target));
+    expect(second).toMatchObject({ kind: 'pending' });
+    expect(calls.settle).toBe(0);
+    finishVerify();
+    const settled = await first;
+    expect(settled).toMatchObject({ kind: 'final', answer: { outcome: 'settled' } });
+    expect(await payments.settlement.settle(request(target))).toEqual(settled);
+    expect(calls.settle).toBe(1);
+  });
+
+  it('follows the payment instead of answering "retry" when its claim was taken over while verify stalled and verify then refuses', async () => {
+    const payments = paymentsWith();
+    const target = await payableRef(stores, clock, origin);
+    let refuse: () => void = () => undefined;
+    verify = () => new Promise<VerifyResponse>((resolve) => (refuse = () => resolve({ isValid: false, invalidReason: 'invalid_exact_evm_insufficient_balance' })));
+    const first = payments.settlement.settle(request(target));
+    while (calls.verify === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    clock.advance(payments.settings.leaseMs);
+    expect(await payments.recovery.sweepAbandoned()).toBe(1);
+    refuse();
+    // The claim is pending now: a retry would meet it, so the payer gets its state, not a refusal.
+    expect(await first).toMatchObject({ kind: 'pending' });
+    expect(calls.settle).toBe(0);
   });
 });

@@ -1,10 +1,13 @@
 import { randomId } from '../../crypto/random';
+import type { ExactSignatureStatus } from '../../x402/exact-payment';
+import { facilitatorRefusalKind } from '../../x402/facilitator/failure-reasons';
+import type { VerifyResponse } from '../../x402/wire';
 import { GatewayError } from '../../errors/gateway';
 import { PaymentVerificationError } from '../../x402/errors';
 import { decodePaymentSignatureHeader } from '../../x402/headers';
 import { extractPaymentIdentifier } from '../../x402/payment-identifier';
 import type { PaymentPayload } from '../../x402/wire';
-import type { PaymentRecord, StoredSettlementAnswer } from '../store/payment-records';
+import type { PaymentClaimOutcome, PaymentRecord, StoredSettlementAnswer } from '../store/payment-records';
 import { createClaimHolder, type SettlementStep } from './claim-holder';
 import { createPaymentChecks } from './payment-checks';
 import type { PaymentContext, PaymentContexts, ReceiveRequest } from './payment-context';
@@ -69,7 +72,8 @@ function conflict(paymentId: string, reason: 'payload_mismatch' | 'authorization
  * - `claim`: the payload is checked offline (ref payable, requirement regenerated and compared,
  *   authorization, signature, echoed offer: a payload failing them never reaches the facilitator), then
  *   it is **claimed** by payment id and by the EIP-3009 payer and nonce, with its settle mark, while the
- *   facilitator verifies it (no side effects): verify passed → `settle`; refused → `refused`; the
+ *   facilitator verifies it (no side effects) — or after verify, when the chain cannot be read or only
+ *   the facilitator can check the signature: verify passed → `settle`; refused → `refused`; the
  *   facilitator unreachable → the claim is released. Held by an earlier submission → `follow`.
  * - `follow`: the same payload gets the stored answer (also when the offline checks or the facilitator
  *   fail today: the transfer happened), waits for the submission in progress, takes over a claim whose
@@ -119,26 +123,30 @@ export function createSettlement(
 
   /**
    * A submission: the offline checks (a payload that fails them never reaches the facilitator), then the
-   * claim and the facilitator's verify (no side effects) at once. The claim carries its settle mark from
-   * the start: from the moment it commits, a crash leaves a payment only chain evidence can finish, as if
-   * settle had been called. That is the price of not waiting for verify before writing: waiting would add
-   * a database round trip to every payment, not waiting costs only when the process dies inside verify. A verify that
-   * refuses or fails hands the claim to `refused` or releases it: this holder knows it never called
-   * settle. A replay meets its earlier submission at the claim (never a second settle); when the checks
-   * or the facilitator fail today, it is looked up and still gets its answer.
+   * facilitator's verify (no side effects) and the claim, which carries its settle mark when it is taken
+   * for settling. Usually the two run at once: waiting for verify before writing would add a database
+   * round trip to every payment. The price is that a claim written during verify is marked from the
+   * start, so a process dying inside verify leaves a payment only chain evidence can finish. Hence the
+   * overlap only where chain evidence can finish it and where our own check already proved the payer
+   * signed (a smart-wallet signature only the facilitator can check would let anyone make us write);
+   * otherwise verify runs first and a refusal of the payload claims nothing. A verify that refuses or
+   * fails after the claim hands it to `refused` or releases it: this holder knows it never called settle.
+   * A replay meets its earlier submission at the claim (never a second settle); when the checks or the
+   * facilitator fail today, it is looked up and still gets its answer.
    */
   async function claim(payload: PaymentPayload, context: PaymentContext, identity: PaymentIdentity): Promise<SettlementStep> {
     const facilitator = deps.facilitator;
     if (facilitator === undefined) throw new Error('A claim needs a facilitator.');
+    let signature: ExactSignatureStatus;
     try {
-      verifyNew(payload, context);
+      signature = verifyNew(payload, context);
     } catch (error) {
       // An earlier submission still gets its answer (the ref may have expired or been revoked since).
       return followOr(identity, error);
     }
     const leaseToken = randomId();
     const now = deps.clock.now();
-    const [claimed, verified] = await Promise.allSettled([
+    const claimWith = (settleStarted: boolean) =>
       payments.claimPayment({
         ...identity,
         refId: context.ref.id,
@@ -149,10 +157,25 @@ export function createSettlement(
         leaseToken,
         leaseUntil: new Date(now + settings.leaseMs),
         now: new Date(now),
-        settleStarted: true,
-      }),
-      facilitator.verify(payload, context.requirements),
-    ]);
+        settleStarted,
+      });
+    const verifying = facilitator.verify(payload, context.requirements);
+    let claimed: PromiseSettledResult<PaymentClaimOutcome>;
+    let verified: PromiseSettledResult<VerifyResponse>;
+    if (signature === 'verified' && deps.chain?.(context.network) !== undefined) {
+      [claimed, verified] = await Promise.allSettled([claimWith(true), verifying]);
+    } else {
+      [verified] = await Promise.allSettled([verifying]);
+      // An earlier submission's answer needs no facilitator.
+      if (verified.status === 'rejected') return followOr(identity, verified.reason);
+      const reason = verified.value.invalidReason ?? 'invalid_payment';
+      if (!verified.value.isValid && facilitatorRefusalKind(reason) === 'payload') {
+        throw new GatewayError('payment_verification_failed', `The facilitator refused the payment (${reason}).`, {
+          details: { field: 'facilitator', reason, paymentId: identity.paymentId },
+        });
+      }
+      [claimed] = await Promise.allSettled([claimWith(verified.value.isValid)]);
+    }
     if (claimed.status === 'rejected') throw claimed.reason;
     const outcome = claimed.value;
     // An earlier submission's answer needs neither this verify nor the facilitator.
@@ -163,10 +186,7 @@ export function createSettlement(
       throw new GatewayError('not_found', 'No such ref for this payTo.');
     }
     event(outcome.payment);
-    if (verified.status === 'rejected') {
-      await holder.release(outcome.payment, leaseToken, 'facilitator_unavailable');
-      throw verified.reason;
-    }
+    if (verified.status === 'rejected') return holder.release(outcome.payment, leaseToken, 'facilitator_unavailable', verified.reason);
     const verdict = verified.value;
     if (verdict.isValid) return { kind: 'settle', payment: outcome.payment };
     // A refusal of the payload releases the claim; any other may mean "already executed": the chain decides.
@@ -214,8 +234,7 @@ export function createSettlement(
         try {
           verifyNew(payload, context);
         } catch (error) {
-          await holder.release(taken.payment, taken.leaseToken, 'verification_failed');
-          throw error;
+          return holder.release(taken.payment, taken.leaseToken, 'verification_failed', error);
         }
         return { kind: 'run', payment: taken.payment, leaseToken: taken.leaseToken };
     }
