@@ -3,30 +3,14 @@
  * and subscriptions go straight to the tables (their own routes are other suites' business), licenses
  * through `POST /v1/admin/licenses`.
  */
-import { splitCborSequence, verifyArtifact, verifyKeyset, type BootstrappedVendor, type RevocationBatch } from '@tollgate/core';
+import { policyDefaults, splitCborSequence, verifyArtifact, verifyKeyset, type BootstrappedVendor, type RevocationBatch } from '@tollgate/core';
 import { freshKey, type AdminHarness } from './admin-harness';
 import { bodyBytes, protoHeaders } from './helpers';
 
 /** Stores a policy of the vendor's product with the given terms and returns its id. */
 export async function seedPolicy(bench: AdminHarness, vendor: BootstrappedVendor, terms: Record<string, unknown> = {}): Promise<string> {
   const policyId = crypto.randomUUID().replace(/-/g, '');
-  const document = {
-    id: policyId,
-    product_id: vendor.productId,
-    name: 'Standard',
-    seats: 3,
-    validation_interval_seconds: 86_400,
-    validation_grace_seconds: 604_800,
-    heartbeat_window_seconds: null,
-    offline_allowed: true,
-    version_scope: null,
-    tier: null,
-    telemetry: 'off',
-    duration_seconds: null,
-    expiry_behavior: 'deny',
-    fallback_tier: null,
-    ...terms,
-  };
+  const document = { ...policyDefaults, id: policyId, product_id: vendor.productId, name: 'Standard', seats: 3, offline_allowed: true, ...terms };
   await bench.sql.query('INSERT INTO license_policies (policy_id, vendor_id, product_id, version, document, created_at, updated_at) VALUES ($1, $2, $3, 1, $4, now(), now())', [
     policyId,
     vendor.vendorId,

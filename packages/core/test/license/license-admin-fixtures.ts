@@ -2,7 +2,7 @@
  * Seeds for the license and machine suites: vendors, products, policies, catalog items, licenses and
  * machines written straight to the tables (the policy and catalog routes belong to other suites).
  */
-import { createSqlVendorStore, randomBytes, randomId, type SqlClient } from '@tollgate/core';
+import { createSqlVendorStore, policyDefaults, randomBytes, randomId, type SqlClient } from '@tollgate/core';
 import { createSqlLicenseStore, generateLicenseKey, hashLicenseKey, licenseKeyHint, type LicenseRecord } from '../../src/license/admin/licenses';
 import { createSqlMachineStore, type MachineRecord } from '../../src/license/admin/machines';
 
@@ -12,25 +12,9 @@ export const seedTime = new Date(Date.UTC(2026, 4, 1, 12));
 /** The key-hash key of the suites. */
 export const seedKeyHashKey = new Uint8Array(32).fill(11);
 
-/** A Policy document with the defaults licenses read; `overrides` replace fields. */
+/** A Policy document: `POST /policies`'s defaults with 3 seats and offline allowed; `overrides` replace fields. */
 export function policyDocument(policyId: string, productId: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    id: policyId,
-    product_id: productId,
-    name: 'Standard',
-    seats: 3,
-    validation_interval_seconds: 86_400,
-    validation_grace_seconds: 604_800,
-    heartbeat_window_seconds: null,
-    offline_allowed: true,
-    version_scope: null,
-    tier: null,
-    telemetry: 'off',
-    duration_seconds: null,
-    expiry_behavior: 'deny',
-    fallback_tier: null,
-    ...overrides,
-  };
+  return { ...policyDefaults, id: policyId, product_id: productId, name: 'Standard', seats: 3, offline_allowed: true, ...overrides };
 }
 
 /** Creates a vendor with one product. */
