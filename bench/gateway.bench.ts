@@ -27,14 +27,10 @@
  *   psql postgres://postgres@127.0.0.1:5432/postgres -c 'CREATE DATABASE tollgate_bench'
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/tollgate_bench npm run bench -- gateway
  */
-import { spawn } from 'node:child_process';
-import { resolve } from 'node:path';
-import { createInterface } from 'node:readline';
-import { pathToFileURL } from 'node:url';
 import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { privateKeyToAccount } from 'viem/accounts';
-import type { FacilitatorTargets } from './gateway/facilitators';
+import { startBenchServers } from './gateway/child-process';
 import type { BenchTargets } from './gateway/servers';
 import { paymentsPerSecond, requestsPerSecond } from './gateway/load';
 import { median } from './license/measure';
@@ -42,47 +38,6 @@ import { median } from './license/measure';
 const rounds = Number(process.env['BENCH_ROUNDS'] ?? 5);
 const sliceMs = Number(process.env['BENCH_SLICE_MS'] ?? 3_000);
 const concurrency = Number(process.env['BENCH_CONCURRENCY'] ?? 16);
-
-/** Bundles `entry` and starts it with `env`; resolves with the JSON of its first stdout line. */
-async function startChild<T>(entry: string, outFile: string, env: Record<string, string>): Promise<{ targets: T; stop: () => Promise<void> }> {
-  // Loaded at run time (not bundled into this file) so it resolves paths from the repository root.
-  const { devBuild } = (await import(pathToFileURL(resolve('scripts/dev-build.mjs')).href)) as typeof import('../scripts/dev-build.mjs');
-  const bundle = await devBuild(entry, outFile);
-  // BENCH_PROF=1 writes a CPU profile of each child to .tollgate/prof when it exits.
-  const profile = process.env['BENCH_PROF'] === '1' ? ['--cpu-prof', `--cpu-prof-dir=${resolve('.tollgate/prof')}`] : [];
-  const child = spawn(process.execPath, [...profile, bundle], { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, ...env } });
-  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-  const firstLine = await new Promise<string>((resolve, reject) => {
-    const lines = createInterface({ input: child.stdout });
-    lines.once('line', resolve);
-    child.once('exit', (code) => reject(new Error(`${entry} exited with ${code}`)));
-  });
-  return {
-    targets: JSON.parse(firstLine) as T,
-    stop: async () => {
-      child.stdin.end();
-      await exited;
-    },
-  };
-}
-
-/** The chain and facilitators in one process, the servers under test in another (see servers.ts). */
-async function startServers(): Promise<{ targets: BenchTargets; stop: () => Promise<void> }> {
-  const chain = await startChild<FacilitatorTargets>('bench/gateway/facilitators.ts', '.tollgate/build/bench/gateway-facilitators.mjs', {});
-  try {
-    const servers = await startChild<BenchTargets>('bench/gateway/servers.ts', '.tollgate/build/bench/gateway-servers.mjs', { BENCH_FACILITATORS: JSON.stringify(chain.targets) });
-    return {
-      targets: servers.targets,
-      stop: async () => {
-        await servers.stop();
-        await chain.stop();
-      },
-    };
-  } catch (error) {
-    await chain.stop();
-    throw error;
-  }
-}
 
 function payingFetch(targets: BenchTargets) {
   const client = x402Client.fromConfig({
@@ -160,7 +115,7 @@ function printRatios(negotiation: Record<string, number[]>, paid: Record<string,
 }
 
 export default async function bench(): Promise<void> {
-  const { targets, stop } = await startServers();
+  const { targets, stop } = await startBenchServers<BenchTargets>('bench/gateway/servers.ts', '.tollgate/build/bench/gateway-servers.mjs');
   try {
     const payments = payingFetch(targets);
     const negotiationNames = Object.keys(targets.negotiation);

@@ -26,7 +26,8 @@ export interface FacilitatorTargets {
 
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tollgate-bench-chain-'));
-  const stack = await startDevStack({ dataDir });
+  // No snapshot before each settle answer: the bench prices the gateways, not the dev chain's durability.
+  const stack = await startDevStack({ dataDir, persistBeforeAnswer: false });
   const documented = await startOfficialFacilitator(stack.rpcUrl, stack.chainId);
   const targets: FacilitatorTargets = {
     rpcUrl: stack.rpcUrl,

@@ -15,7 +15,6 @@
  * Prints one JSON line ({@link BenchTargets}), then serves until stdin closes.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HTTPFacilitatorClient, x402ResourceServer } from '@x402/core/server';
@@ -26,6 +25,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { hexEncode } from '@tollgate/core';
 import { loadGatewayConfig, startGatewayServer } from '@tollgate/gateway-server';
 import type { FacilitatorTargets } from './facilitators';
+import { amount, listen, payableRef, serveUntilStdinCloses } from './server-helpers';
 
 /** What the servers process prints: URLs by case name, and what the paying client needs. */
 export interface BenchTargets {
@@ -36,52 +36,6 @@ export interface BenchTargets {
   network: `${string}:${string}`;
   usdc: string;
   payerKey: `0x${string}`;
-}
-
-const amount = '10000';
-
-function listen(app: express.Express): Promise<{ url: string; close: () => Promise<void> }> {
-  return new Promise((resolve) => {
-    const server = app.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      resolve({ url: `http://127.0.0.1:${port}`, close: () => new Promise((done) => server.close(() => done())) });
-    });
-    server.keepAliveTimeout = 60_000;
-  });
-}
-
-async function json(url: string, init: RequestInit): Promise<Record<string, unknown>> {
-  const response = await fetch(url, init);
-  if (!response.ok) throw new Error(`${init.method ?? 'GET'} ${url} → ${response.status}: ${await response.text()}`);
-  return (await response.json()) as Record<string, unknown>;
-}
-
-/** Registers a merchant on `local` through the public API and creates one fixed ref: its full URL. */
-async function payableRef(gatewayUrl: string): Promise<string> {
-  const merchant = privateKeyToAccount(generatePrivateKey());
-  const challenge = await json(`${gatewayUrl}/merchant/challenge`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ payTo: merchant.address, network: 'local', action: 'merchant.register' }),
-  });
-  const registered = await json(`${gatewayUrl}/merchant/register`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      challengeId: challenge['challengeId'],
-      payTo: merchant.address,
-      network: 'local',
-      label: 'Bench shop',
-      signature: await merchant.signMessage({ message: challenge['signingMessage'] as string }),
-    }),
-  });
-  const ref = await json(`${gatewayUrl}/ref`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${registered['apiKey'] as string}` },
-    body: JSON.stringify({ payTo: merchant.address, network: 'local', amount }),
-  });
-  const resource = new URL((ref['snapshot'] as { resource: string }).resource);
-  return `${gatewayUrl}${resource.pathname}${resource.search}`;
 }
 
 /** The official `paymentMiddleware` on `GET /paid`, settling through `facilitatorUrl`, paying a fresh payTo. */
@@ -187,13 +141,9 @@ async function main(): Promise<void> {
     usdc: stack.usdc.address,
     payerKey: stack.payerKey,
   };
-  process.stdout.write(`${JSON.stringify(targets)}\n`);
-
-  process.stdin.resume();
-  process.stdin.on('end', async () => {
+  serveUntilStdinCloses(targets, async () => {
     await Promise.all([bareServer.close(), ...Object.values(running).map((server) => server.close())]);
     rmSync(dataDir, { recursive: true, force: true });
-    process.exit(0);
   });
 }
 

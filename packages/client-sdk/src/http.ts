@@ -1,21 +1,13 @@
-import { decodeLicenseMessage, isArtifactError, licenseProtocolHeader, licenseProtocolVersion } from '@tollgate/core';
-import { LicenseRequestError } from './errors';
+import { licenseProtocolHeader, licenseProtocolVersion } from '@tollgate/core';
+import { licenseErrorOf, networkError } from './protocol-http';
 
 /** The `fetch` the SDK uses: the platform's by default, injectable for tests, proxies and retries. */
 export type FetchFunction = (input: string, init?: RequestInit) => Promise<Response>;
 
 /**
- * The delay of a `Retry-After` header in seconds: only the delta-seconds form the server sends (digits);
- * an absent, empty or date-valued header gives `undefined`, never 0.
- */
-function retryAfterHeaderSeconds(value: string | null): number | undefined {
-  if (value === null || !/^\s*\d{1,10}\s*$/.test(value)) return undefined;
-  return Number(value);
-}
-
-/**
  * GETs a client-protocol URL with `X-LS-Proto: 1` and returns the response when its status is one of
- * `expected`; otherwise decodes the CBOR error body into a {@link LicenseRequestError}.
+ * `expected`; otherwise decodes the CBOR error body into a `LicenseRequestError` (the mapping the
+ * POST calls share, in `protocol-http.ts`).
  *
  * @internal
  */
@@ -24,22 +16,10 @@ export async function getLicenseResource(fetchFunction: FetchFunction, url: stri
   try {
     response = await fetchFunction(url, { method: 'GET', headers: { [licenseProtocolHeader]: String(licenseProtocolVersion), accept: 'application/cbor, application/cbor-seq' } });
   } catch (error) {
-    throw new LicenseRequestError('network_error', `The license server is unreachable: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw networkError(error);
   }
   if (expected.includes(response.status)) return response;
-  const headerRetry = retryAfterHeaderSeconds(response.headers.get('retry-after'));
-  const bytes = new Uint8Array(await response.arrayBuffer().catch(() => new ArrayBuffer(0)));
-  try {
-    const body = decodeLicenseMessage('error-body', bytes);
-    const retryAfterSeconds = body.retryAfter ?? headerRetry;
-    throw new LicenseRequestError(body.code, body.message ?? `License server error ${body.code}.`, {
-      status: response.status,
-      ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
-    });
-  } catch (error) {
-    if (!isArtifactError(error)) throw error;
-    throw new LicenseRequestError('unexpected_response', `Unexpected HTTP ${response.status} from the license server.`, { status: response.status });
-  }
+  throw await licenseErrorOf(response);
 }
 
 /**

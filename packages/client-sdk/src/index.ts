@@ -1,13 +1,52 @@
 /**
  * `@tollgate/client-sdk`: the desktop client of the license protocol. Works in Node and in browsers
- * (no Node-only imports): verify keysets against pinned roots, verify signed artifacts, fetch the
- * keyset with HTTP caching, and follow the revocation feed.
+ * (no Node-only imports): the typed device calls (activate, validate, heartbeat, deactivate, offline
+ * request) and account calls (login, refresh, logout), which verify every signed answer before
+ * returning it; verify keysets against pinned roots, verify signed artifacts against the keyset and the
+ * revocation feed together, fetch the keyset with HTTP caching, and follow the feed.
  *
  * @packageDocumentation
  */
+export { createArtifactVerifier, type ArtifactVerifier, type ArtifactVerifierOptions, type AppArtifactKind } from './artifact-verifier';
 export { verifyKeyset, verifyArtifact, decodePins, type PinnedRoot, type VerifyArtifactOptions } from './verify';
 export { createKeysetFetcher, type KeysetFetcher, type KeysetFetcherOptions } from './keyset-fetcher';
-export { createRevocationFollower, type RevocationFollower, type RevocationFollowerOptions, type RevocationFollowerState } from './revocation-follower';
-export { LicenseRequestError, RevocationFeedError, type RevocationFeedErrorCode } from './errors';
+export {
+  createRevocationFollower,
+  type RevocationFollower,
+  type RevocationFollowerOptions,
+  type RevocationFollowerState,
+  type SignedFeedCheckpoint,
+} from './revocation-follower';
+export { LicenseRequestError, RevocationFeedError, ResponseMismatchError, type RevocationFeedErrorCode, type ResponseMismatchCode } from './errors';
+export { login, refresh, logout, type AccountCallOptions, type LoginCredentials } from './account-calls';
+export { type LicenseServerOptions } from './protocol-http';
+export { type DeviceCallOptions, type DeviceSeat, type DeviceSession } from './device-calls';
+export {
+  activate,
+  requestOffline,
+  type ActivateInput,
+  type ActivationCredentialInput,
+  type Activation,
+  type OfflineRequestInput,
+  type OfflineActivation,
+} from './activation-calls';
+export { validate, heartbeat, deactivate, type ValidateInput, type ValidateResult, type DeactivateInput, type HeartbeatResult } from './session-calls';
 export { maxAgeSeconds, type FetchFunction } from './http';
-export type { VerifiedKeyset, VerifiedArtifact, VerifiedEpoch, ArtifactKind, ArtifactPayloads, ArtifactError, ArtifactErrorReason } from '@tollgate/core';
+export type {
+  VerifiedKeyset,
+  VerifiedArtifact,
+  VerifiedEpoch,
+  ArtifactKind,
+  ArtifactPayloads,
+  ArtifactError,
+  ArtifactErrorReason,
+  AccountSession,
+  ClientInfo,
+  MachineCredential,
+  ValidationTicket,
+  KillOrder,
+  KillReason,
+  OfflineResponse,
+  TelemetryBlock,
+  Signer,
+} from '@tollgate/core';

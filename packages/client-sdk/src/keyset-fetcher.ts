@@ -42,9 +42,11 @@ export interface KeysetFetcher {
  *
  * @example
  * ```ts
- * import { createKeysetFetcher, verifyArtifact } from '@tollgate/client-sdk';
- * const keysets = createKeysetFetcher({ baseUrl: 'https://license.example.com', pinnedRoots: [ROOT_CURRENT_HEX, ROOT_NEXT_HEX] });
- * const ticket = verifyArtifact(body, 'validation-ticket', await keysets.get(), { productId: 'acme-editor' });
+ * import { createArtifactVerifier, createKeysetFetcher, createRevocationFollower } from '@tollgate/client-sdk';
+ * const baseUrl = 'https://license.example.com';
+ * const keysets = createKeysetFetcher({ baseUrl, pinnedRoots: [ROOT_CURRENT_HEX, ROOT_NEXT_HEX] });
+ * const revocations = createRevocationFollower({ baseUrl, keys: () => keysets.get() });
+ * const ticket = await createArtifactVerifier({ keysets, revocations, productId: 'acme-editor' }).verify(body, 'validation-ticket');
  * ```
  */
 export function createKeysetFetcher(options: KeysetFetcherOptions): KeysetFetcher {

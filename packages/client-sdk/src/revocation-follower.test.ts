@@ -27,7 +27,7 @@ describe('createRevocationFollower', () => {
     expect(applied.map((batch) => batch.seq)).toEqual(Array.from({ length: 70 }, (_, n) => n + 1));
     expect(seen).toEqual(applied.map((batch) => batch.seq));
     expect(server.seen.map((request) => new URL(request.url).search)).toEqual(['?since=0', '?since=64', '?since=70']);
-    expect(follower.state()).toEqual({ revocationEpoch: 70, revokedEpochIds: [vectorEpochs.expired.epochIdHex] });
+    expect(follower.state()).toEqual({ revocationEpoch: 70, revokedEpochIds: [vectorEpochs.expired.epochIdHex], lastIssuedAt: vectorNow, syncedAt: vectorNow });
   });
 
   it('resumes from a saved state and refuses to go backwards', async () => {
@@ -71,6 +71,47 @@ describe('createRevocationFollower', () => {
     expect(forged).toMatchObject({ reason: 'revoked_epoch' });
     expect(follower.state().revocationEpoch).toBe(1);
     expect((await follower.apply(await batch(2, global.signer), keyset)).seq).toBe(2);
+  });
+
+  it('refuses a batch back-dated before the last one applied: an expired epoch cannot revoke the live one', async () => {
+    const { global, expired } = vectorEpochs;
+    const certificates = await Promise.all([global, expired].map((epoch) => epochCertificateFor(epoch)));
+    const keyset = verifyKeyset(encodeKeyset({ protoVersion: 1, certificates, revocationEpoch: 1 }), vectorPins, vectorNow);
+    expect([...keyset.expiredEpochs.keys()]).toEqual([expired.epochIdHex]);
+    const batch = (seq: number, issuedAt: number, signer: typeof global.signer, epochIds: Uint8Array[] = []) =>
+      signArtifact('revocation-batch', { protoVersion: 1, seq, issuedAt, licenseIds: [vectorBytes(`revoked-${seq}`, 16)], machineIds: [], epochIds }, { signer });
+    const follower = createRevocationFollower({ baseUrl: 'https://license.test', keys: () => keyset, clock: new ManualClock(vectorNow * 1000) });
+    await follower.apply(await batch(1, vectorNow - 3600, global.signer), keyset);
+    // Whoever kept the expired epoch's key signs batch 2 dated inside that epoch's old window: the
+    // signature and the window check pass, but it is dated before batch 1.
+    const forged = await batch(2, expired.notAfter - 1, expired.signer, [global.epochId]);
+    const refused = await follower.apply(forged, keyset).catch((error: unknown) => error);
+    expect(codeOf(refused)).toBe('backdated');
+    expect(follower.state()).toMatchObject({ revocationEpoch: 1, revokedEpochIds: [], lastIssuedAt: vectorNow - 3600 });
+    // Equal dates are fine (several batches in one second); the genuine batch 2 applies.
+    expect((await follower.apply(await batch(2, vectorNow - 3600, global.signer), keyset)).seq).toBe(2);
+  });
+
+  it('refuses a batch after a signed checkpoint dated before it, even on a quiet feed', async () => {
+    const { global, expired } = vectorEpochs;
+    const certificates = await Promise.all([global, expired].map((epoch) => epochCertificateFor(epoch)));
+    const keyset = verifyKeyset(encodeKeyset({ protoVersion: 1, certificates, revocationEpoch: 0 }), vectorPins, vectorNow);
+    const batch = (seq: number, issuedAt: number, signer: typeof global.signer, epochIds: Uint8Array[] = []) =>
+      signArtifact('revocation-batch', { protoVersion: 1, seq, issuedAt, licenseIds: [vectorBytes(`revoked-${seq}`, 16)], machineIds: [], epochIds }, { signer });
+    const clock = new ManualClock(vectorNow * 1000);
+    // No batch was ever published; a verified ticket said "feed head 0 at vectorNow".
+    const follower = createRevocationFollower({ baseUrl: 'https://license.test', keys: () => keyset, clock });
+    follower.observeSigned(0, vectorNow);
+    const forged = await batch(1, expired.notAfter - 1, expired.signer, [global.epochId]);
+    expect(codeOf(await follower.apply(forged, keyset).catch((error: unknown) => error))).toBe('backdated');
+    // A batch published right after the ticket, on an instance whose clock lags by less than 300 s, applies.
+    expect((await follower.apply(await batch(1, vectorNow - 299, global.signer), keyset)).seq).toBe(1);
+    expect(follower.state().checkpoint).toEqual({ revocationEpoch: 0, serverTime: vectorNow });
+    // The checkpoint survives a restart through the saved state, and one from the device's future is not kept.
+    const restored = createRevocationFollower({ baseUrl: 'https://license.test', keys: () => keyset, clock, state: { ...follower.state(), lastIssuedAt: 0 } });
+    expect(codeOf(await restored.apply(await batch(2, expired.notAfter - 1, expired.signer), keyset).catch((error: unknown) => error))).toBe('backdated');
+    restored.observeSigned(5, vectorNow + 86_400);
+    expect(restored.state().checkpoint).toEqual({ revocationEpoch: 0, serverTime: vectorNow });
   });
 
   it('fails when the feed ends below the revocation epoch the server announced', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createNobleEd25519Signer, encodeKeyset, hexEncode, signArtifact, signEpochCertificate } from '@tollgate/core';
-import { decodePins, verifyArtifact, verifyKeyset } from '@tollgate/client-sdk';
+import { decodePins, verifyArtifact, verifyKeyset, type VerifyArtifactOptions } from '@tollgate/client-sdk';
 import { epochCertificateFor, samplePayloads, vectorBytes, vectorEpochs, vectorNow, vectorProductId, vectorRoots } from '../../core/test/vectors/license-fixtures';
 
 async function keysetBytes() {
@@ -19,12 +19,20 @@ describe('client verification', () => {
     const keys = verifyKeyset(await keysetBytes(), [hexEncode(vectorRoots.current.publicKey)], vectorNow);
     const payloads = await samplePayloads();
     const ticket = await signArtifact('validation-ticket', payloads['validation-ticket'], { signer: vectorEpochs.acme.signer, productId: vectorProductId });
-    const verified = verifyArtifact(ticket, 'validation-ticket', keys, { productId: vectorProductId, now: vectorNow });
+    const verified = verifyArtifact(ticket, 'validation-ticket', keys, { productId: vectorProductId, now: vectorNow, revokedEpochIds: [] });
     expect(verified.payload.nonceEcho).toEqual(payloads['validation-ticket'].nonceEcho);
-    expect(() => verifyArtifact(ticket, 'kill-order', keys, { productId: vectorProductId, now: vectorNow })).toThrow(expect.objectContaining({ reason: 'wrong_kind' }));
+    expect(() => verifyArtifact(ticket, 'kill-order', keys, { productId: vectorProductId, now: vectorNow, revokedEpochIds: new Set() })).toThrow(expect.objectContaining({ reason: 'wrong_kind' }));
     expect(() => verifyArtifact(ticket, 'validation-ticket', keys, { productId: vectorProductId, now: vectorNow, revokedEpochIds: [vectorEpochs.acme.epochIdHex] })).toThrow(
       expect.objectContaining({ reason: 'revoked_epoch' }),
     );
+  });
+
+  it('refuses to verify without the revocation feed: revokedEpochIds has no default', async () => {
+    const keys = verifyKeyset(await keysetBytes(), [hexEncode(vectorRoots.current.publicKey)], vectorNow);
+    const ticket = await signArtifact('validation-ticket', (await samplePayloads())['validation-ticket'], { signer: vectorEpochs.acme.signer, productId: vectorProductId });
+    const withoutFeed = { productId: vectorProductId, now: vectorNow } as unknown as VerifyArtifactOptions;
+    expect(() => verifyArtifact(ticket, 'validation-ticket', keys, withoutFeed)).toThrow(/revokedEpochIds/);
+    expect(() => (verifyArtifact as (...args: unknown[]) => unknown)(ticket, 'validation-ticket', keys)).toThrow(TypeError);
   });
 
   it('uses the system clock when no time is given', async () => {
@@ -42,7 +50,7 @@ describe('client verification', () => {
     const payloads = await samplePayloads();
     const fromCurrent = await signArtifact('kill-order', payloads['kill-order'], { signer: current.signer, productId: vectorProductId });
     const fromEnded = await signArtifact('kill-order', payloads['kill-order'], { signer: ended.signer, productId: vectorProductId });
-    expect(verifyArtifact(fromCurrent, 'kill-order', keys, { productId: vectorProductId }).payload.reason).toBe(1);
-    expect(() => verifyArtifact(fromEnded, 'kill-order', keys, { productId: vectorProductId })).toThrow(expect.objectContaining({ reason: 'expired_epoch' }));
+    expect(verifyArtifact(fromCurrent, 'kill-order', keys, { productId: vectorProductId, revokedEpochIds: [] }).payload.reason).toBe(1);
+    expect(() => verifyArtifact(fromEnded, 'kill-order', keys, { productId: vectorProductId, revokedEpochIds: [] })).toThrow(expect.objectContaining({ reason: 'expired_epoch' }));
   });
 });

@@ -66,29 +66,41 @@ export interface VerifyArtifactOptions {
   productId?: string;
   /** Unix seconds; the system clock by default. */
   now?: number;
-  /** Epoch ids (hex) the revocation feed revoked (see `RevocationFollower.state`). */
-  revokedEpochIds?: ReadonlySet<string> | readonly string[];
+  /**
+   * **Required.** Epoch ids (hex) the revocation feed revoked (`RevocationFollower.state().revokedEpochIds`).
+   * There is no default: an artifact signed by a revoked epoch verifies perfectly well, so leaving the
+   * feed out would accept what a leaked key signs. `createArtifactVerifier` passes it for you.
+   */
+  revokedEpochIds: ReadonlySet<string> | readonly string[];
   /** Signature check; noble's strict Ed25519 by default. */
   verify?: SignatureVerifier;
 }
 
 /**
  * Verifies a signed artifact (machine credential, validation ticket, kill order, revocation batch,
- * offline response) with the epoch keys of a verified keyset and returns its typed payload. It fails
- * with an `ArtifactError` naming what failed: `bad_encoding`, `unknown_kind`, `wrong_kind` (a ticket
- * offered as a kill order), `wrong_domain` (another product), `unknown_key`, `epoch_not_yet_valid`,
- * `expired_epoch`, `revoked_epoch`, `bad_signature` or `invalid_payload`.
+ * offline response) with the epoch keys of a verified keyset and the epochs the revocation feed revoked,
+ * and returns its typed payload. It fails with an `ArtifactError` naming what failed: `bad_encoding`,
+ * `unknown_kind`, `wrong_kind` (a ticket offered as a kill order), `wrong_domain` (another product),
+ * `unknown_key`, `epoch_not_yet_valid`, `expired_epoch`, `revoked_epoch`, `bad_signature` or
+ * `invalid_payload`.
+ *
+ * This is the building block: most apps use `createArtifactVerifier`, which keeps the keyset and the
+ * revocation feed current and refuses to verify while the feed is stale. Call this one yourself only
+ * with a revoked set you keep current (an air-gapped machine that receives the feed state by other
+ * means, for example).
  *
  * @param bytes - The envelope (the response body of activate/validate, or an item of the revocation feed).
  * @param kind - The kind you expect.
  * @param keys - A keyset from {@link verifyKeyset} (or anything with verified `epochs`).
- * @param options - Product, time, revoked epochs.
+ * @param options - Revoked epochs (required), product, time.
  * @returns The payload, product and signing epoch.
+ * @throws `ArtifactError` as listed; `TypeError` when `revokedEpochIds` is missing.
  *
  * @example
  * ```ts
  * import { verifyArtifact } from '@tollgate/client-sdk';
- * const { payload } = verifyArtifact(body, 'validation-ticket', keys, { productId: 'acme-editor' });
+ * const { revokedEpochIds } = follower.state();
+ * const { payload } = verifyArtifact(body, 'validation-ticket', keys, { productId: 'acme-editor', revokedEpochIds });
  * if (payload.verdict !== 0) enterRestrictedMode();
  * ```
  */
@@ -96,14 +108,17 @@ export function verifyArtifact<Kind extends Exclude<ArtifactKind, 'epoch-certifi
   bytes: Uint8Array,
   kind: Kind,
   keys: EpochKeySource,
-  options: VerifyArtifactOptions = {},
+  options: VerifyArtifactOptions,
 ): VerifiedArtifact<Kind> {
-  const revoked = options.revokedEpochIds;
+  const revoked = (options as Partial<VerifyArtifactOptions> | undefined)?.revokedEpochIds;
+  if (!(revoked instanceof Set) && !Array.isArray(revoked)) {
+    throw new TypeError('verifyArtifact needs revokedEpochIds (the revocation feed\'s revoked epochs): use createArtifactVerifier, or pass follower.state().revokedEpochIds');
+  }
   return verifyArtifactWithCore(bytes, kind, {
     keys,
     now: options.now ?? unixSeconds(systemClock),
     ...(options.productId === undefined ? {} : { productId: options.productId }),
-    ...(revoked === undefined ? {} : { revokedEpochIds: revoked instanceof Set ? revoked : new Set(revoked as readonly string[]) }),
+    revokedEpochIds: revoked instanceof Set ? (revoked as ReadonlySet<string>) : new Set(revoked as readonly string[]),
     ...(options.verify === undefined ? {} : { verify: options.verify }),
   });
 }

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { getAddress, isAddress } from 'viem';
 import { ConfigError, createNetworkRegistry, parseGatewaySecret, type GatewayNetwork, type RateLimitRule } from '@tollgate/core';
 import { networkDefinitionSchema } from '@tollgate/core/gateway';
 
@@ -149,6 +150,21 @@ export function parseFacilitatorHeadersVariable(raw: string | undefined): Parsed
     headers[name.toLowerCase()] = value;
   }
   return { ok: true, value: headers };
+}
+
+/**
+ * `GATEWAY_PREVIOUS_RECEIPT_SIGNERS`: comma-separated addresses of receipt keys used before a rotation,
+ * whose receipts `/verify-receipt` still accepts (checksummed, or all lowercase).
+ */
+export function parseReceiptSignersVariable(raw: string | undefined): Parsed<`0x${string}`[]> {
+  if (raw === undefined || raw === '') return { ok: true, value: [] };
+  const signers: `0x${string}`[] = [];
+  for (const entry of raw.split(',').map((part) => part.trim())) {
+    if (!isAddress(entry)) return problem('GATEWAY_PREVIOUS_RECEIPT_SIGNERS', 'comma-separated EVM addresses (0x + 40 hex digits, valid checksum or all lowercase)', raw);
+    const address = getAddress(entry);
+    if (!signers.includes(address)) signers.push(address);
+  }
+  return { ok: true, value: signers };
 }
 
 /** `GATEWAY_SIGNING_KEY`: a secp256k1 private key as 0x + 64 hex digits (never repeated in errors). */

@@ -26,6 +26,7 @@ import {
   type ConfigProblem,
   type Parsed,
 } from './config-parsers';
+import { evidenceConfigFromEnv, type EvidenceConfig } from './evidence-config';
 import { notificationConfigFromEnv, type NotificationConfig } from './notifications/notification-config';
 
 /** Everything the gateway server reads from its environment. */
@@ -75,6 +76,8 @@ export interface GatewayConfig {
   confirmTransfers: boolean;
   /** Merchant notification delivery (`GATEWAY_NOTIFY_*`). */
   notifications: NotificationConfig;
+  /** Chain evidence: `/verify-receipt`, `/tx/:txHash`, `/txs` (policy, bounds, previous receipt signers, rate limits). */
+  evidence: EvidenceConfig;
   /**
    * Start the local dev stack (anvil, test USDC, self-hosted facilitator) under `<dataDir>/devchain/`
    * and settle through it (`GATEWAY_DEV_CHAIN`, see `checkDevChainVariable` for the default).
@@ -97,7 +100,7 @@ export interface GatewayConfig {
  * | `GATEWAY_SECRET` | generated in `<dataDir>/gateway/secret.key` | 32 bytes, hex or base64; required in production |
  * | `NODE_ENV` | – | `production` requires `GATEWAY_SECRET` and `GATEWAY_SIGNING_KEY` |
  * | `GATEWAY_RPC_URLS` | – | `base=https://…,local=http://127.0.0.1:8545` |
- * | `GATEWAY_RPC_TIMEOUT_MS` | 5000 | deadline of each chain read |
+ * | `GATEWAY_RPC_TIMEOUT_MS` | 5000 | deadline of each chain read (also the time budget of one `/txs` page) |
  * | `GATEWAY_LOCAL_USDC` | dev stack TestUSDC | USDC address of the `local` network |
  * | `GATEWAY_EXTRA_NETWORKS` | – | JSON array of extra networks |
  * | `GATEWAY_RATE_LIMIT_CHALLENGE` | 10/60 | challenges per client per window (seconds) |
@@ -111,11 +114,21 @@ export interface GatewayConfig {
  * | `GATEWAY_FACILITATOR_VERIFY_TIMEOUT_MS` | 10000 | deadline of `/verify` |
  * | `GATEWAY_FACILITATOR_SETTLE_TIMEOUT_MS` | 60000 | deadline of `/settle` (it waits for the receipt) |
  * | `GATEWAY_MAX_TIMEOUT_SECONDS` | 300 | `maxTimeoutSeconds` of the requirements |
- * | `GATEWAY_MAX_BLOCK_SPAN` | 2000 | blocks per `eth_getLogs` call of the settlement evidence reader |
+ * | `GATEWAY_MAX_BLOCK_SPAN` | 2000 | blocks per `eth_getLogs` call (settlement evidence and `/txs` windows) |
  * | `GATEWAY_EVIDENCE_SCAN_BLOCKS` | 20000 | blocks one attempt of a payment's evidence search reads at most; the next attempt continues |
  * | `GATEWAY_STATUS_CACHE_MS` | 1000 | how long a 402 may reuse a ref's status (settlement always re-checks it) |
  * | `GATEWAY_CONFIRM_TRANSFERS` | true | check a settlement on chain (its transfer to payTo) before signing its receipt; `false` trusts the facilitator |
  * | `GATEWAY_NOTIFY_*` | see `notificationConfigFromEnv` | merchant notification delivery |
+ * | `GATEWAY_EVIDENCE_ACCESS` | public | who may call `/verify-receipt`, `/tx/:txHash`, `/txs`: `public` or `merchant` (see `evidenceConfigFromEnv`) |
+ * | `GATEWAY_PREVIOUS_RECEIPT_SIGNERS` | – | addresses of rotated-out receipt keys whose receipts still verify |
+ * | `GATEWAY_HISTORY_SCAN_BLOCKS` | 20000 | blocks one `/txs` request walks at most |
+ * | `GATEWAY_EVIDENCE_MAX_RESPONSE_BYTES` | 262144 | largest `/txs` page or `/tx` answer |
+ * | `GATEWAY_TX_MAX_LOGS` | 100 | logs listed by `/tx/:txHash` |
+ * | `GATEWAY_FINALITY_CONFIRMATIONS` | 64 | confirmations after which a transaction is final and cached |
+ * | `GATEWAY_RATE_LIMIT_VERIFY_RECEIPT` | 120/60 | `/verify-receipt` requests per client per window, per instance |
+ * | `GATEWAY_RATE_LIMIT_TX` | 120/60 | `/tx/:txHash` requests per client per window, per instance |
+ * | `GATEWAY_RATE_LIMIT_TXS` | 30/60 | `/txs` pages per client per window, per instance |
+ * | `GATEWAY_RATE_LIMIT_RECOVER_SETTLEMENT` | 30/60 | `/recover-settlement` requests per client per window, per instance |
  * | `GATEWAY_DEV_CHAIN` | on unless production or a facilitator, `local` RPC or local USDC is configured | `1`/`0`: the local dev stack (anvil + test USDC + facilitator) |
  *
  * @example
@@ -146,11 +159,14 @@ export function loadGatewayConfig(env: EnvRecord): GatewayConfig {
   const facilitatorUrl = take(parseFacilitatorUrlVariable(env['GATEWAY_FACILITATOR_URL']));
   const facilitatorHeaders = take(parseFacilitatorHeadersVariable(env['GATEWAY_FACILITATOR_HEADERS']));
   let notifications: NotificationConfig | undefined;
-  try {
-    notifications = notificationConfigFromEnv(env);
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    problems.push(...error.problems);
+  let evidence: EvidenceConfig | undefined;
+  for (const read of [() => (notifications = notificationConfigFromEnv(env)), () => (evidence = evidenceConfigFromEnv(env))]) {
+    try {
+      read();
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      problems.push(...error.problems);
+    }
   }
   const rateLimits = {
     challenge: take(parseRateLimitVariable('GATEWAY_RATE_LIMIT_CHALLENGE', env['GATEWAY_RATE_LIMIT_CHALLENGE'], defaultGatewayRateLimits.challenge)),
@@ -177,7 +193,7 @@ export function loadGatewayConfig(env: EnvRecord): GatewayConfig {
   }
   const { challenge, register, refLookup, receive } = rateLimits;
   // Every undefined value comes with a problem; the other checks only narrow the types.
-  if (problems.length > 0 || !parsed || !rpcUrls || !extraNetworks || !challenge || !register || !refLookup || !receive || !facilitatorHeaders || !notifications) {
+  if (problems.length > 0 || !parsed || !rpcUrls || !extraNetworks || !challenge || !register || !refLookup || !receive || !facilitatorHeaders || !notifications || !evidence) {
     throw new ConfigError(problems);
   }
   return {
@@ -205,6 +221,7 @@ export function loadGatewayConfig(env: EnvRecord): GatewayConfig {
     statusCacheMs: parsed.GATEWAY_STATUS_CACHE_MS,
     confirmTransfers: parsed.GATEWAY_CONFIRM_TRANSFERS,
     notifications,
+    evidence,
     devChain,
   };
 }

@@ -42,6 +42,7 @@ export interface DevMode {
 /** Where {@link startDevMode} logs. */
 export interface DevModeLogger {
   info(object: object, message: string): void;
+  warn(object: object, message: string): void;
   error(object: object, message: string): void;
 }
 
@@ -100,11 +101,16 @@ export async function startDevMode(config: Pick<GatewayConfig, 'devChain' | 'dat
       dataDir: devChainDir(config.dataDir),
       host: '127.0.0.1',
       onFacilitatorError: (error) => options.logger.error({ err: error }, 'dev facilitator failed'),
+      onWarning: (message) => options.logger.warn({}, message),
     });
   } catch (error) {
     throw new Error(`Could not start the local dev chain (set GATEWAY_DEV_CHAIN=0 to run without it): ${error instanceof Error ? error.message : String(error)}`, {
       cause: error,
     });
+  }
+  const { restore } = stack;
+  if (restore.loadedFrom !== undefined) {
+    options.logger.info({ loadedFrom: restore.loadedFrom, settlementsChecked: restore.checked }, 'dev chain restored from its last saved state');
   }
   const info: DevChainInfo = {
     rpcUrl: stack.rpcUrl,

@@ -20,6 +20,7 @@ import {
   type RandomSource,
   type Secp256k1Backend,
 } from '@tollgate/core';
+import type { EvidenceOptions } from '@tollgate/core/gateway';
 import { closeOnSignal, createKeepAliveFetch, serverLoggerOptions, startService, type RunningService } from '@tollgate/core/node';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { createGatewayListener } from './app';
@@ -76,8 +77,8 @@ function logPaymentEvent(logger: Logger, event: PaymentEvent): void {
 /**
  * Opens the database (PGlite under the data dir, or `DATABASE_URL`), applies the core and gateway
  * migrations, and serves the gateway: health, merchant registration and credentials, refs and payTo
- * retirement, and x402 payments on `/receive/:payTo` (settling through `GATEWAY_FACILITATOR_URL`), with
- * the settlement-recovery worker. In dev mode (`config.devChain`) it first starts the local dev stack
+ * retirement, x402 payments on `/receive/:payTo` (settling through `GATEWAY_FACILITATOR_URL`) with
+ * the settlement-recovery worker, and chain evidence (`/verify-receipt`, `/tx/:txHash`, `/txs`). In dev mode (`config.devChain`) it first starts the local dev stack
  * and settles through it, and writes `<dataDir>/devchain/dev-stack.json` once listening. `close()` stops
  * it gracefully, the dev stack last.
  *
@@ -161,6 +162,8 @@ async function serveGateway(config: GatewayConfig, options: StartGatewayOptions,
         rateLimiter,
         rateLimits: config.rateLimits,
         payments: paymentOptions(config, { signer, secp256k1, rpc, networks, logger, devChain: devChain !== undefined, fetch: outbound }),
+        evidence: evidenceOptions(config, rpc),
+        evidenceRateLimits: config.evidence.rateLimits,
       });
       const chains = createChainHealthProbe({ rpc, clock, timeoutMs: Math.min(config.rpcTimeoutMs, 2_000) });
       const housekeeping = startHousekeeping({ stores, rateLimiter, clock, logger });
@@ -243,6 +246,24 @@ function paymentOptions(
       waitMs: verify + settle + 5_000,
     },
     onEvent: (event) => logPaymentEvent(deps.logger, event),
+  };
+}
+
+/** Chain-evidence options from the configuration: the same RPC clients and deadline as payments. */
+function evidenceOptions(config: GatewayConfig, rpc: ReturnType<typeof createRpcClients>): EvidenceOptions {
+  const { evidence } = config;
+  return {
+    chain: (network) => rpc.forNetwork(network.name),
+    previousReceiptSigners: evidence.previousReceiptSigners,
+    access: evidence.access,
+    settings: {
+      rpcTimeoutMs: config.rpcTimeoutMs,
+      maxBlockSpan: config.maxBlockSpan,
+      historyScanBlocks: evidence.historyScanBlocks,
+      maxResponseBytes: evidence.maxResponseBytes,
+      maxTxLogs: evidence.maxTxLogs,
+      finalityConfirmations: evidence.finalityConfirmations,
+    },
   };
 }
 

@@ -1,4 +1,18 @@
-import { ConfigError, base64Decode, defaultAdminTokenPrefix, envEnum, envInteger, envString, envUrl, hexDecode, parseEnv, type EnvRecord } from '@tollgate/core';
+import {
+  ConfigError,
+  base64Decode,
+  defaultAdminTokenPrefix,
+  defaultClientRateLimits,
+  envEnum,
+  envInteger,
+  envString,
+  envUrl,
+  hexDecode,
+  parseEnv,
+  type ClientRateLimits,
+  type EnvRecord,
+  type RateLimitRule,
+} from '@tollgate/core';
 import { join } from 'node:path';
 
 /** Everything the license server reads from its environment. */
@@ -24,6 +38,12 @@ export interface LicenseConfig {
   adminRealm: string;
   /** How often the audit heads are signed as anchors, in seconds (`LICENSE_AUDIT_ANCHOR_SECONDS`). */
   auditAnchorSeconds: number;
+  /** Budgets of activate, validate and offline per client address and per license (`LICENSE_RATE_LIMIT_*`). */
+  clientRateLimits: ClientRateLimits;
+  /** How often machines silent past their heartbeat window lose their seat, in seconds (`LICENSE_SEAT_RECLAIM_SECONDS`). */
+  seatReclaimSeconds: number;
+  /** Proxy hops whose `X-Forwarded-For` is trusted for the client address (`LICENSE_TRUST_PROXY`); 0 = the socket address. */
+  trustProxy: number;
 }
 
 const masterKeyPattern = /^(?:[0-9a-f]{64}|[A-Za-z0-9+/]{43}=?|[A-Za-z0-9_-]{43})$/;
@@ -64,6 +84,10 @@ export function decodeMasterKey(text: string): Uint8Array {
  * | `ADMIN_TOKEN_PREFIX` | `tgla_` | prefix of Admin tokens (5 printable characters; tokens are 48 characters) |
  * | `ADMIN_REALM` | `tollgate-license` | realm named in `WWW-Authenticate` on Admin 401s |
  * | `LICENSE_AUDIT_ANCHOR_SECONDS` | 300 | how often each vendor's audit head is signed as an anchor |
+ * | `LICENSE_RATE_LIMIT_PER_ADDRESS` | 600/60 | activate, validate and offline requests per client address per window (seconds), each route its own budget; `off` disables |
+ * | `LICENSE_RATE_LIMIT_PER_LICENSE` | 120/60 | the same per license (per account for account activations); `off` disables |
+ * | `LICENSE_SEAT_RECLAIM_SECONDS` | 60 | how often seats of machines silent past their policy's heartbeat window are reclaimed |
+ * | `LICENSE_TRUST_PROXY` | 0 | trusted proxy hops in front of the server (the client address the per-address budget keys on) |
  *
  * @example
  * ```ts
@@ -101,7 +125,24 @@ export function loadLicenseConfig(env: EnvRecord): LicenseConfig {
     adminTokenPrefix: parsed.ADMIN_TOKEN_PREFIX,
     adminRealm: parsed.ADMIN_REALM,
     auditAnchorSeconds: parsed.LICENSE_AUDIT_ANCHOR_SECONDS,
+    clientRateLimits: {
+      ...rateLimitOf(parsed.LICENSE_RATE_LIMIT_PER_ADDRESS, 'perAddress'),
+      ...rateLimitOf(parsed.LICENSE_RATE_LIMIT_PER_LICENSE, 'perLicense'),
+    },
+    seatReclaimSeconds: parsed.LICENSE_SEAT_RECLAIM_SECONDS,
+    trustProxy: parsed.LICENSE_TRUST_PROXY,
   };
+}
+
+const rateLimitPattern = /^(?:off|[1-9]\d{0,5}\/[1-9]\d{0,6})$/;
+
+/** `limit/seconds` (limit 1–999,999, window 1 to 9,999,999 s) or `off`, already matched by {@link rateLimitPattern}. */
+function rateLimitOf(text: string | undefined, name: keyof ClientRateLimits): ClientRateLimits {
+  if (text === undefined) return { [name]: defaultClientRateLimits[name] };
+  if (text === 'off') return {};
+  const [limit, seconds] = text.split('/').map(Number) as [number, number];
+  const rule: RateLimitRule = { limit, windowMs: seconds * 1000 };
+  return { [name]: rule };
 }
 
 function parseVariables(env: EnvRecord) {
@@ -117,6 +158,10 @@ function parseVariables(env: EnvRecord) {
     ADMIN_TOKEN_PREFIX: envString({ default: defaultAdminTokenPrefix, pattern: /^[\x21-\x7e]{5}$/, expected: '5 printable ASCII characters without spaces (tokens are 48 characters)' }),
     ADMIN_REALM: envString({ default: 'tollgate-license', pattern: /^[\x20-\x7e]{1,64}$/, expected: '1 to 64 printable ASCII characters' }),
     LICENSE_AUDIT_ANCHOR_SECONDS: envInteger({ min: 10, max: 86_400, default: 300 }),
+    LICENSE_RATE_LIMIT_PER_ADDRESS: envString({ optional: true, pattern: rateLimitPattern, expected: '<requests>/<seconds> (e.g. 600/60) or off' }),
+    LICENSE_RATE_LIMIT_PER_LICENSE: envString({ optional: true, pattern: rateLimitPattern, expected: '<requests>/<seconds> (e.g. 120/60) or off' }),
+    LICENSE_SEAT_RECLAIM_SECONDS: envInteger({ min: 5, max: 3600, default: 60 }),
+    LICENSE_TRUST_PROXY: envInteger({ min: 0, max: 10, default: 0 }),
   });
 }
 

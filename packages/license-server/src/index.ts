@@ -5,7 +5,7 @@
  * @packageDocumentation
  */
 export { loadLicenseConfig, licenseDatabaseDir, licenseStateDir, decodeMasterKey, type LicenseConfig } from './config';
-export { createLicenseApp, type LicenseRouteTables } from './app';
+export { createLicenseApp, createLicenseListener, type LicenseRouteTables, type LicenseAppOptions } from './app';
 export { startLicenseServer, runLicenseFromEnv, type RunningLicenseServer, type LicenseContext, type StartLicenseOptions } from './server';
 export { healthRoutes } from './routes/health';
 export { keysRoutes } from './routes/keys';
@@ -31,3 +31,8 @@ export { auditAnchorRoutes, defaultAuditAnchorLimit, maxAuditAnchorLimit } from 
 export { startAuditAnchorJob, type AuditAnchorJob, type AuditAnchorJobOptions, type AuditAnchorRun } from './jobs/audit-anchor-job';
 export { licenseAdminOperations, type LicenseAdminServices } from './admin-operations';
 export { startIdempotencyPurgeJob, idempotencyPurgeIntervalMs } from './jobs/idempotency-purge-job';
+export { startTrustChangeListener, trustChangeChannel, type TrustChangeListener, type TrustChangeListenerOptions } from './trust/trust-change-listener';
+export { createEpochSigner, type EpochSigner, type EpochRetirementCheck } from './trust/epoch-signer';
+export { logServerErrors } from './routes/server-error-log';
+export { startSuspicionAlertJob, suspicionAlertBackoff, type SuspicionAlertJobOptions } from './jobs/suspicion-alert-job';
+export { clientNoticeHandler } from './client-notices';

@@ -1,7 +1,18 @@
 import {
+  accountSessionRoutes,
+  clientProtocolRoutes,
   coreMigrations,
+  createAccountSessions,
   createLicenseAdminApi,
   createSqlAuditLog,
+  createSqlRateLimiter,
+  createSqlReleaseGate,
+  createSqlSuspicionLedger,
+  applyReleaseChangeNotice,
+  releaseChangeChannel,
+  releaseChangesOf,
+  deriveLicenseSubkey,
+  licenseSubkeyLabels,
   licenseMigrations,
   systemClock,
   type AdminProvisioningContext,
@@ -9,16 +20,21 @@ import {
   type Clock,
   type SqlClient,
 } from '@tollgate/core';
-import { closeOnSignal, serverLoggerOptions, startService, type RunningService } from '@tollgate/core/node';
+import { closeOnSignal, serverLoggerOptions, startService, verifyEd25519Node, type RunningService } from '@tollgate/core/node';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { licenseAdminOperations } from './admin-operations';
-import { createLicenseApp } from './app';
+import { createLicenseListener } from './app';
+import { clientNoticeHandler } from './client-notices';
 import { devKeyPaths, resolveMasterKey } from './ceremony/ceremony';
 import { describeDevTrust, ensureDevTrust, type DevTrust } from './ceremony/dev-trust';
 import { acquireEmbeddedDatabaseLock } from './ceremony/embedded-lock';
 import { licenseDatabaseDir, loadLicenseConfig, type LicenseConfig } from './config';
 import { startAuditAnchorJob } from './jobs/audit-anchor-job';
+import { startClientProtocolPurgeJob } from './jobs/client-protocol-purge-job';
 import { startIdempotencyPurgeJob } from './jobs/idempotency-purge-job';
+import { startSeatReclaimJob, type SeatReclaimJob } from './jobs/seat-reclaim-job';
+import { startSuspicionAlertJob, type SuspicionAlertJobOptions } from './jobs/suspicion-alert-job';
+import { startTrustChangeListener } from './trust/trust-change-listener';
 import { auditAnchorRoutes } from './routes/audit-anchors';
 import { healthRoutes } from './routes/health';
 import { keysRoutes } from './routes/keys';
@@ -40,6 +56,8 @@ export interface LicenseContext {
   adminProvisioning: AdminProvisioningContext;
   /** The Admin API: its route table and the operations it was built from. */
   admin: LicenseAdminApi;
+  /** Takes back the seats of machines silent past their heartbeat window (runs every `LICENSE_SEAT_RECLAIM_SECONDS`). */
+  seatReclaim: SeatReclaimJob;
 }
 
 /** A running license server. */
@@ -55,6 +73,8 @@ export interface StartLicenseOptions {
   keysetGate?: Promise<void>;
   /** Where dev mode prints the dev root to pin (stdout by default). */
   print?: (text: string) => void;
+  /** Overrides of the suspicion-alert delivery (tests: a loopback receiver, a fast poll, no jitter). */
+  alerts?: Pick<SuspicionAlertJobOptions, 'transport' | 'insecureAllowLoopbackForTests' | 'pollIntervalMs' | 'random' | 'backoff'>;
 }
 
 /**
@@ -111,8 +131,32 @@ export async function startLicenseServer(config: LicenseConfig, options: StartLi
             throw error;
           }
         }
-        const client = [...healthRoutes(database), ...keysRoutes(trust), ...revocationRoutes(database.sql), ...auditAnchorRoutes(database.sql)];
         const audit = createSqlAuditLog(database.sql);
+        const releaseGate = createSqlReleaseGate(database.sql, { clock });
+        const accountSessions = createAccountSessions({ sql: database.sql, masterKey, clock });
+        const rateLimiter = createSqlRateLimiter(database.sql, { clock });
+        const suspicion = createSqlSuspicionLedger(database.sql, { clock });
+        const notify = clientNoticeHandler({ logger, suspicion });
+        const client = [
+          ...healthRoutes(database),
+          ...keysRoutes(trust, { logger }),
+          ...revocationRoutes(database.sql, { logger }),
+          ...auditAnchorRoutes(database.sql, { logger }),
+          ...accountSessionRoutes(accountSessions),
+          ...clientProtocolRoutes({
+            sql: database.sql,
+            clock,
+            masterKey,
+            audit,
+            signingEpochs: () => trust.signingEpochs(),
+            releaseGate,
+            accountTokens: accountSessions,
+            rateLimiter,
+            rateLimits: config.clientRateLimits,
+            verify: verifyEd25519Node,
+            notify,
+          }),
+        ];
         const admin = createLicenseAdminApi({
           sql: database.sql,
           masterKey,
@@ -125,12 +169,24 @@ export async function startLicenseServer(config: LicenseConfig, options: StartLi
         });
         const purgeJob = startIdempotencyPurgeJob({ journal: admin.journal, clock, logger });
         const anchorJob = startAuditAnchorJob({ sql: database.sql, trust, clock, logger, intervalMs: config.auditAnchorSeconds * 1000 });
+        const seatReclaim = startSeatReclaimJob({ sql: database.sql, audit, clock, logger, intervalMs: config.seatReclaimSeconds * 1000 });
+        const clientPurge = startClientProtocolPurgeJob({ sql: database.sql, clock, logger, rateLimiter, extra: [() => accountSessions.purge(), () => suspicion.purge()] });
+        // Every instance on a shared PostgreSQL hears another's epoch changes at once (LISTEN/NOTIFY), not at its next refresh.
+        const trustListener = config.databaseUrl === undefined ? undefined : startTrustChangeListener({
+                connectionString: config.databaseUrl,
+                trust,
+                logger,
+                alsoListen: [{ channel: releaseChangeChannel, apply: (payload) => applyReleaseChangeNotice(releaseChangesOf(database.sql), payload) }],
+              });
+        const alerts = startSuspicionAlertJob({ sql: database.sql, signingRoot: deriveLicenseSubkey(masterKey, licenseSubkeyLabels.alertSigning), clock, logger, ...options.alerts });
         const adminProvisioning: AdminProvisioningContext = { sql: database.sql, masterKey, tokenPrefix: config.adminTokenPrefix, audit, clock };
         return {
-          listener: createLicenseApp({ client, admin: admin.table }, logger),
-          context: { logger, trust, pinnedRoots, devTrust, sql: database.sql, adminProvisioning, admin },
+          listener: createLicenseListener({ client, admin: admin.table }, logger, { trustProxy: config.trustProxy }),
+          context: { logger, trust, pinnedRoots, devTrust, sql: database.sql, adminProvisioning, admin, seatReclaim },
           stop: async () => {
-            await Promise.all([anchorJob.close(), purgeJob.close()]);
+            await Promise.all([anchorJob.close(), purgeJob.close(), seatReclaim.close(), clientPurge.close(), alerts.close()]);
+            releaseGate.close();
+            await trustListener?.close();
             await trust.close();
           },
         };

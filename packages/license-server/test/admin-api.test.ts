@@ -17,7 +17,7 @@ for (const engine of serverEngines) {
     it('answers JSON with ok: true, Cache-Control: no-store and no CORS headers', async () => {
       const answer = await bench.call('GET', alertPath());
       expect(answer.status).toBe(200);
-      expect(answer.body).toEqual({ ok: true, product_id: bench.vendorA.productId, alert_webhook: null, updated_at: expect.any(String) });
+      expect(answer.body).toEqual({ ok: true, product_id: bench.vendorA.productId, alert_webhook: null, signing_key_id: expect.stringMatching(/^ak_[0-9a-f]{16}$/), signing_secret: expect.stringMatching(/^[0-9a-f]{64}$/), updated_at: expect.any(String) });
       expect(answer.headers.get('cache-control')).toBe('no-store');
       expect(answer.headers.get('access-control-allow-origin')).toBeNull();
       expect(answer.headers.get('content-type')).toMatch(/^application\/json/);

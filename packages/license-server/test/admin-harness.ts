@@ -2,6 +2,7 @@
  * An Admin API test bench: a real license server on a real port (PGlite or the PostgreSQL server), two
  * bootstrapped vendors with all-scopes tokens, and a JSON `call` helper.
  */
+import type { StartLicenseOptions } from '@tollgate/license-server';
 import { bootstrapVendor, createAdminToken, type AdminScope, type BootstrappedVendor, type SqlClient } from '@tollgate/core';
 import type { TestEngine } from '@tollgate/core/testing';
 import type { RunningLicenseServer } from '@tollgate/license-server';
@@ -60,9 +61,9 @@ export function freshKey(): string {
  * @param extraEnv - More environment variables for the server.
  * @returns The bench; `close()` it in `afterAll`.
  */
-export async function openAdminHarness(engine: TestEngine, extraEnv: Record<string, string> = {}): Promise<AdminHarness> {
+export async function openAdminHarness(engine: TestEngine, extraEnv: Record<string, string> = {}, serverOptions: StartLicenseOptions = {}): Promise<AdminHarness> {
   const sandbox = await openServerSandbox(engine);
-  const server = await sandbox.start(extraEnv);
+  const server = await sandbox.start(extraEnv, serverOptions);
   const provisioning = server.context.adminProvisioning;
   const vendorA = await bootstrapVendor(provisioning, { vendor: 'Vendor A', product: 'Product A' });
   const vendorB = await bootstrapVendor(provisioning, { vendor: 'Vendor B', product: 'Product B' });

@@ -2,7 +2,7 @@
  * One target of every kind the Admin API's paths name (`:productId`, `:policyId`, …), created as a vendor
  * would create them, for the matrices in admin-matrices.test.ts.
  */
-import { createSqlMachineStore, randomId, type BootstrappedVendor } from '@tollgate/core';
+import { createSqlMachineStore, hexEncode, randomBytes, randomId, type BootstrappedVendor } from '@tollgate/core';
 import { freshKey, type AdminHarness } from './admin-harness';
 
 /** The id of one target per path parameter name. */
@@ -14,11 +14,13 @@ export interface SeededTargets {
   readonly policyId: string;
   readonly licenseId: string;
   readonly machineId: string;
+  readonly releaseId: string;
 }
 
 /**
- * Creates a feature, a group, a tier, a policy, a license and a machine of `vendor` (the machine through the
- * store, as activation will: no Admin route creates machines).
+ * Creates a feature, a group, a tier, a policy, a license, a machine and a release of `vendor` (the machine
+ * through the store, as activation will: no Admin route creates machines). The machine reports the
+ * release, so the release routes' dry runs have a device to count.
  *
  * @param bench - The bench.
  * @param vendor - Whose targets.
@@ -47,5 +49,9 @@ export async function seedVendorTargets(bench: AdminHarness, vendor: Bootstrappe
     createdAt: new Date(),
   });
   if (inserted.kind !== 'inserted') throw new Error(`seeding a machine: ${inserted.kind}`);
-  return { productId, featureId: 'seed-feature', groupId: 'seed-group', tierId: 'seed-tier', policyId: policy.policy.id, licenseId, machineId };
+  const registered = await created('/releases', { product_id: productId, app_version: '1.0.0', build_fingerprint: hexEncode(randomBytes(32)), channel: 'stable' });
+  const releaseId = registered.release.release_id as string;
+  // The client protocol writes this column at activation and validation; no Admin route does.
+  await bench.sql.query('UPDATE license_machines SET release_id = $1 WHERE machine_id = $2', [releaseId, machineId]);
+  return { productId, featureId: 'seed-feature', groupId: 'seed-group', tierId: 'seed-tier', policyId: policy.policy.id, licenseId, machineId, releaseId };
 }

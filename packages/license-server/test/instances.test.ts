@@ -44,6 +44,6 @@ describe.skipIf(postgres === undefined)('two license server instances on one Pos
       [first, second].map(async (server) => bodyBytes(await fetch(`${server.url}/v1/revocations?since=0`, { headers: protoHeaders }))),
     );
     expect(fromFirst).toEqual(fromSecond);
-    expect(splitCborSequence(fromFirst!).map((item) => verifyArtifact(item, 'revocation-batch', keys).payload.seq)).toEqual(published.map((batch) => batch.seq).sort((x, y) => x - y));
+    expect(splitCborSequence(fromFirst!).map((item) => verifyArtifact(item, 'revocation-batch', keys, { revokedEpochIds: [] }).payload.seq)).toEqual(published.map((batch) => batch.seq).sort((x, y) => x - y));
   });
 });

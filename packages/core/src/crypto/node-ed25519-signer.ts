@@ -31,6 +31,30 @@ function rawPublicKey(privateKey: KeyObject): Uint8Array {
   return new Uint8Array(spki.subarray(SPKI_ED25519_PREFIX.length));
 }
 
+/** How many imported public keys {@link verifyEd25519Node} keeps (one per active device, plus the epoch keys). */
+const PUBLIC_KEY_CACHE_SIZE = 10_000;
+// Imported public keys by their 32 bytes (latin1 string), oldest first. Importing a key cost about as much
+// as the verification itself; a device sends the same key on every validation, and the server checks each
+// of its own signatures with the same epoch key. Only keys that passed the strict checks and imported are
+// kept, so a hit needs neither again. A miss on a key that does not import is not cached (no negative entries).
+const publicKeyObjects = new Map<string, KeyObject>();
+
+function publicKeyObject(publicKey: Uint8Array): KeyObject | undefined {
+  const bytes = Buffer.from(publicKey.buffer, publicKey.byteOffset, publicKey.byteLength);
+  const id = bytes.toString('latin1');
+  const cached = publicKeyObjects.get(id);
+  if (cached !== undefined) return cached;
+  let key: KeyObject;
+  try {
+    key = createPublicKey({ key: Buffer.concat([SPKI_ED25519_PREFIX, bytes]), format: 'der', type: 'spki' });
+  } catch {
+    return undefined;
+  }
+  if (publicKeyObjects.size >= PUBLIC_KEY_CACHE_SIZE) publicKeyObjects.delete(publicKeyObjects.keys().next().value as string);
+  publicKeyObjects.set(id, key);
+  return key;
+}
+
 /**
  * A {@link Signer} backed by Node's native Ed25519 (OpenSSL through `node:crypto`). It produces exactly the
  * bytes of `createNobleEd25519Signer` for the same seed (Ed25519 is deterministic) more than ten times
@@ -94,13 +118,11 @@ export function verifyEd25519Node(publicKey: Uint8Array, message: Uint8Array, si
   const s = signature.subarray(32);
   if (!isCanonicalPointEncoding(publicKey) || isSmallOrderPointEncoding(publicKey)) return false;
   if (!isCanonicalPointEncoding(r) || !isCanonicalScalarEncoding(s)) return false;
+  const key = publicKeyObject(publicKey);
+  if (key === undefined) return false; // a y-coordinate that is canonical but not on the curve
   try {
-    const key = createPublicKey({
-      key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(publicKey.buffer, publicKey.byteOffset, publicKey.byteLength).toString('base64url') },
-      format: 'jwk',
-    });
     return nodeVerify(null, message, key, signature);
   } catch {
-    return false; // a y-coordinate that is canonical but not on the curve
+    return false;
   }
 }

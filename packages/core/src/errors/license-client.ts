@@ -19,9 +19,12 @@ export const licenseClientErrorCodes = {
 /** An integer code of the license client protocol. */
 export type LicenseClientErrorCode = keyof typeof licenseClientErrorCodes;
 
-/** Statuses each code may be sent with (the spec's client error table). */
+/**
+ * Statuses each code may be sent with: the spec's client error table, plus 409 for 1000 (an
+ * Idempotency-Key reused with another request; docs/protocol.md §1).
+ */
 const allowedStatuses: Record<LicenseClientErrorCode, readonly number[]> = {
-  1000: [400, 401, 403, 405, 413, 415],
+  1000: [400, 401, 403, 405, 409, 413, 415],
   1001: [409],
   1003: [401],
   1004: [426],

@@ -131,11 +131,33 @@ export { createSqlPaymentStore } from './store/sql-payment-store';
 export { createSqlGatewayStores } from './store/sql-gateway-stores';
 export { gatewayMigrations } from './store/gateway-migrations';
 export { parseGatewayInput, type InputIssue } from './routes/parse-input';
-export { gatewayRateLimit, defaultGatewayRateLimits, type GatewayRateLimits } from './routes/rate-limit';
+export {
+  gatewayRateLimit,
+  defaultGatewayRateLimits,
+  defaultEvidenceRateLimits,
+  type GatewayRateLimits,
+  type EvidenceRateLimits,
+} from './routes/rate-limit';
 export { createBearerAuth, type BearerAuth } from './routes/bearer-auth';
 export { merchantRoutes, merchantBodyLimits, type MerchantRouteDeps } from './routes/merchant-routes';
 export { refRoutes, refBodyLimit, type RefRouteDeps } from './routes/ref-routes';
 export { createGateway, gatewayRoutes, type Gateway, type GatewayDeps } from './routes/gateway-routes';
 export { receiveRoutes, receiveCors, type ReceiveRouteDeps } from './routes/receive-routes';
+export {
+  recoverSettlementRoutes,
+  recoverSettlementRequestSchema,
+  recoverSettlementBodyLimit,
+  type RecoverSettlementRouteDeps,
+} from './routes/recovery-routes';
+export { settlementHttpResponse } from './routes/settlement-http';
+export {
+  evidenceRoutes,
+  createEvidenceAccess,
+  verifyReceiptBodyLimit,
+  type EvidenceAccess,
+  type EvidenceAccessDeps,
+  type EvidenceRouteDeps,
+} from './routes/evidence-routes';
+export * from './evidence';
 export * from './payments';
 export * from './notifications';

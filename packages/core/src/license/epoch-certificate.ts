@@ -7,7 +7,8 @@ import type { EpochCertificate, EpochCertificateRequest } from './payloads/epoch
 import { epochCertificateRequestSpec } from './payloads/epoch-certificate';
 import { licenseWireLengths } from './protocol';
 import { decodeRecord, encodeRecord } from './record-codec';
-import { signChecked, signerKeyId } from './signing-key-id';
+import { signVerified } from './sign-artifact';
+import { signerKeyId } from './signing-key-id';
 import { expectKindAndProduct, verifySignatureAndPayload, type EpochKey, type SignatureVerifier } from './verify-artifact';
 
 /**
@@ -107,7 +108,8 @@ export function decodeEpochCertificateRequest(bytes: Uint8Array): EpochCertifica
  * @param request - The request (typed, or its bytes from `epoch create`).
  * @param rootSigner - The root signer (`createRootSigner`).
  * @returns The epoch certificate envelope.
- * @throws {@link ArtifactError} `bad_encoding`/`invalid_payload` for a bad request.
+ * @throws {@link ArtifactError} `bad_encoding`/`invalid_payload` for a bad request; `TrustChainError`
+ *   `invalid_signer` when the root's signature does not verify with its public key.
  *
  * @example
  * ```ts
@@ -123,7 +125,8 @@ export async function signEpochCertificate(request: EpochCertificateRequest | Ui
   const info = artifactKinds['epoch-certificate'];
   const payload = encodeRecord(info.spec, certificate);
   const protectedBytes = encodeProtectedHeader({ alg: -8, contentType: info.contentType, kid });
-  const signature = await signChecked(rootSigner, sigStructure(protectedBytes, licenseExternalAad('epoch-certificate', undefined), payload));
+  // Verified before it leaves: the root often lives on a token or HSM, whose faults must not reach a ceremony.
+  const signature = await signVerified(rootSigner, sigStructure(protectedBytes, licenseExternalAad('epoch-certificate', undefined), payload));
   return encodeSign1(protectedBytes, payload, signature);
 }
 

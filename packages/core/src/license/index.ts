@@ -43,7 +43,7 @@ export {
   type ProtectedHeader,
   type Sign1Parts,
 } from './cose-sign1';
-export { signArtifact, prepareArtifact, type SignArtifactOptions } from './sign-artifact';
+export { signArtifact, prepareArtifact, signVerified, type SignArtifactOptions, type SelfCheckingSigner } from './sign-artifact';
 export {
   verifyArtifact,
   inspectArtifact,
@@ -69,7 +69,7 @@ export {
 export { encodeKeyset, decodeKeyset, verifyKeyset, assertPinnedRoots, type VerifiedKeyset } from './keyset';
 export { deviceProofMessage, signDeviceRequest, decodeDeviceRequest, verifyDeviceProof, type UnsignedDeviceRequest } from './device-proof';
 export { encodeLicenseMessage, decodeLicenseMessage, encodeArtifactPayload, decodeArtifactPayload } from './messages';
-export { sealEpochPrivateKey, openEpochPrivateKey, epochKeySealLabel, sealedEpochKeyLength } from './epoch-key-seal';
+export { sealEpochPrivateKey, openEpochPrivateKey, epochKeySealLabel, sealedEpochKeyLength, epochKeySealVersion, isLegacySealedEpochKey } from './epoch-key-seal';
 export {
   parseRevocationSince,
   revocationPageRange,
@@ -79,7 +79,7 @@ export {
 } from './revocation-feed-format';
 export { pickSigningEpoch, type SigningEpoch } from './signing-epochs';
 export type { EpochCertificate, EpochCertificateRequest } from './payloads/epoch-certificate';
-export type { Entitlements } from './payloads/entitlements';
+export { entitlementNamePattern, type Entitlements } from './payloads/entitlements';
 export type { MachineCredential, CredentialMode } from './payloads/machine-credential';
 export type { ValidationTicket, ValidationVerdict, ReleaseStatus } from './payloads/validation-ticket';
 export { killReasons, type KillOrder, type KillReason } from './payloads/kill-order';
@@ -98,6 +98,7 @@ export {
   activateEpochCertificate,
   listEpochs,
   loadEpochSigningKeys,
+  wipeRetiredEpochKeys,
   type EpochStatus,
   type StoredEpoch,
   type CreatePendingEpochOptions,
@@ -117,6 +118,10 @@ export {
 } from './storage/revocation-store';
 export { buildKeyset, type PublishedKeyset, type BuildKeysetOptions, type SkippedCertificate } from './storage/keyset-store';
 export * from './admin';
+export * from './releases';
+export * from './client-protocol';
+export * from './account-sessions';
+export * from './suspicion';
 export type { AuditAnchor } from './payloads/audit-anchor';
 export {
   auditEventHash,

@@ -5,6 +5,7 @@
  * @module
  */
 import * as v from 'valibot';
+import { utf8Encode } from '../crypto/utf8';
 import { licenseProtocolVersion, productIdPattern } from './protocol';
 
 /** A non-negative safe integer (times in unix seconds, counters, epochs, sequence numbers). */
@@ -84,8 +85,9 @@ export function sortedIdListSchema(length: number, maxItems: number): v.GenericS
 }
 
 /**
- * A list of text strings in strictly ascending order (UTF-16 code unit order, which equals code point
- * order for the ASCII names used here).
+ * A list of text strings in strictly ascending order of their UTF-8 bytes: the order a decoder in any
+ * language gets by comparing the CBOR text bytes (UTF-16 code unit order differs once a name holds
+ * characters above U+FFFF).
  *
  * @param item - Schema of each element.
  * @param maxItems - Most elements.
@@ -95,7 +97,7 @@ export function sortedTextListSchema(item: v.GenericSchema<unknown, string>, max
   return v.pipe(
     v.array(item),
     v.maxLength(maxItems),
-    v.check((list) => list.every((text, index) => index === 0 || (list[index - 1] as string) < text), 'names must be strictly ascending'),
+    v.check((list) => list.every((text, index) => index === 0 || compareBytes(utf8Encode(list[index - 1] as string), utf8Encode(text)) < 0), 'names must be strictly ascending (by UTF-8 bytes)'),
   );
 }
 

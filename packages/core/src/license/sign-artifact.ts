@@ -1,10 +1,57 @@
-import type { Signer } from '../crypto';
+import { verifyEd25519, type Signer } from '../crypto';
 import { encodeProtectedHeader, encodeSign1, sigStructure } from './cose-sign1';
 import { licenseExternalAad } from './domain';
 import { artifactKinds, isArtifactKind, type ArtifactKind, type ArtifactPayloads } from './kinds';
 import { productIdPattern } from './protocol';
 import { encodeRecord } from './record-codec';
 import { signChecked, signerKeyId } from './signing-key-id';
+import { TrustChainError } from './trust-chain-error';
+import type { SignatureVerifier } from './verify-artifact';
+
+/**
+ * A signer that can check its own signatures faster than the portable default (the license server's
+ * epoch signers check theirs with Node's native Ed25519 against the certified public key). Optional:
+ * any `Signer` works, and one without `verifyOwnSignature` is checked with `verifyEd25519`.
+ */
+export interface SelfCheckingSigner extends Signer {
+  /** Whether `signature` verifies over `message` with this signer's (certified) public key. Never throws. */
+  verifyOwnSignature(message: Uint8Array, signature: Uint8Array): boolean;
+}
+
+function hasOwnCheck(signer: Signer): signer is SelfCheckingSigner {
+  return typeof (signer as Partial<SelfCheckingSigner>).verifyOwnSignature === 'function';
+}
+
+/**
+ * Signs `message` and verifies the signature before anyone sees it: against `signer.publicKey` with
+ * `verify` when given, else with the signer's own check (`verifyOwnSignature`), else with
+ * `verifyEd25519`. A KMS or HSM that signs with another key than the one it declares, or returns a
+ * corrupted signature, is caught here instead of by every client.
+ *
+ * @param signer - The signer.
+ * @param message - The Sig_structure bytes.
+ * @param verify - An explicit verifier (e.g. `verifyEd25519Node` on servers).
+ * @returns The 64-byte signature.
+ * @throws {@link TrustChainError} `invalid_signer` (`details.problem: 'signature'`) when it does not
+ *   verify; `TypeError` when the signer breaks the port's contract.
+ *
+ * @example
+ * ```ts
+ * import { signVerified, sigStructure } from '@tollgate/core';
+ * const signature = await signVerified(signer, sigStructure(protectedBytes, externalAad, payload));
+ * ```
+ */
+export async function signVerified(signer: Signer, message: Uint8Array, verify?: SignatureVerifier): Promise<Uint8Array> {
+  const signature = await signChecked(signer, message);
+  const verified =
+    verify !== undefined ? verify(signer.publicKey, message, signature) : hasOwnCheck(signer) ? signer.verifyOwnSignature(message, signature) : verifyEd25519(signer.publicKey, message, signature);
+  if (!verified) {
+    throw new TrustChainError('invalid_signer', `Signer ${signer.kid} returned a signature that does not verify with its public key (a KMS/HSM fault or the wrong key).`, {
+      details: { kid: signer.kid, problem: 'signature' },
+    });
+  }
+  return signature;
+}
 
 /** Options of {@link signArtifact}. */
 export interface SignArtifactOptions {
@@ -16,6 +63,11 @@ export interface SignArtifactOptions {
   signer: Signer;
   /** The product of product-bound kinds; must be absent for global kinds. */
   productId?: string;
+  /**
+   * Checks the fresh signature before it leaves (see {@link signVerified}); by default the signer's own
+   * check, else `verifyEd25519`. Servers signing with a plain signer pass `verifyEd25519Node`.
+   */
+  verify?: SignatureVerifier;
 }
 
 /**
@@ -60,13 +112,15 @@ export function prepareArtifact<Kind extends ArtifactKind>(
  * the kind's content type, the signer's key id and (for product-bound kinds) the product; the
  * signature covers `["Signature1", protected, external_aad, payload]` with the kind's domain bytes as
  * `external_aad`. The payload is validated against the kind's layout first, so a signed artifact always
- * passes `verifyArtifact`'s schema check.
+ * passes `verifyArtifact`'s schema check, and the signature is verified after signing
+ * ({@link signVerified}), so a faulty KMS/HSM signer never hands out an artifact clients would refuse.
  *
  * @param kind - The artifact kind.
  * @param payload - The typed payload.
  * @param options - Signer and product.
  * @returns The envelope bytes.
- * @throws {@link ArtifactError} `invalid_payload`; `TypeError` for a misused signer or product id.
+ * @throws {@link ArtifactError} `invalid_payload`; {@link TrustChainError} `invalid_signer` for a
+ *   signature that does not verify; `TypeError` for a misused signer or product id.
  *
  * @example
  * ```ts
@@ -79,6 +133,6 @@ export function prepareArtifact<Kind extends ArtifactKind>(
 export async function signArtifact<Kind extends ArtifactKind>(kind: Kind, payload: ArtifactPayloads[Kind], options: SignArtifactOptions): Promise<Uint8Array> {
   const kid = signerKeyId(options.signer);
   const prepared = prepareArtifact(kind, payload, kid, options.productId);
-  const signature = await signChecked(options.signer, sigStructure(prepared.protectedBytes, prepared.externalAad, prepared.payload));
+  const signature = await signVerified(options.signer, sigStructure(prepared.protectedBytes, prepared.externalAad, prepared.payload), options.verify);
   return encodeSign1(prepared.protectedBytes, prepared.payload, signature);
 }

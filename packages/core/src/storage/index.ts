@@ -34,5 +34,5 @@ export {
   type RateLimitDecision,
 } from './rate-limit/rate-limiter';
 export { gcraStep, gcraRefilledAtMs, type GcraState } from './rate-limit/gcra';
-export { createSqlRateLimiter } from './rate-limit/sql-rate-limiter';
+export { createSqlRateLimiter, sqlRateLimitUpsert, sqlRateLimitDecision, sqlRateLimiterDatabase, type SqlRateLimitParams } from './rate-limit/sql-rate-limiter';
 export { createMemoryRateLimiter, type MemoryRateLimiterOptions } from './rate-limit/memory-rate-limiter';

@@ -29,6 +29,7 @@ export {
 export { raceCase, singleConnectionSkipReason, type RaceFixture } from './race-case';
 export { describeAdminFoundationConformance, type AdminFoundationConformanceFixture } from './admin-foundation-conformance';
 export { describeAuditLogConformance, type AuditLogConformanceFixture } from './audit-log-conformance';
+export { seededRandom, mutateBytes, randomCbor, type SeededRandom, type RandomCborOptions } from './fuzz-values';
 // Node-only helpers (node:fs, drivers), which make this subpath Node-only. Node-only files are
 // imported as `*.node.js`: tsup's native-addon plugin captures every specifier ending in `.node`.
 export { openTestDatabase, type TestDatabase, type OpenTestDatabaseOptions } from './node-test-database';

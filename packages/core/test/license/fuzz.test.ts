@@ -16,6 +16,7 @@ import {
   encodeCanonical,
   encodeSign1,
   hexDecode,
+  hexEncode,
   inspectArtifact,
   isArtifactError,
   licenseMessageSpecs,
@@ -30,27 +31,11 @@ import {
   type DeviceRequestKind,
   type LicenseMessageKind,
 } from '@tollgate/core';
+import { seededRandom, type SeededRandom } from '@tollgate/core/testing';
 import { loadLicenseVectors } from '../vectors/check-license-vectors';
 import { vectorDevice, vectorEpochs, vectorNow, vectorPins, vectorProductId } from '../vectors/license-fixtures';
 
-/** mulberry32: a tiny seeded PRNG, so every run feeds the same inputs. */
-function createRandom(seed: number) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-  const int = (max: number) => Math.floor(next() * max);
-  const bytes = (length: number) => Uint8Array.from({ length }, () => int(256));
-  const pick = <T>(items: readonly T[]): T => items[int(items.length)] as T;
-  return { next, int, bytes, pick };
-}
-type Random = ReturnType<typeof createRandom>;
-
-function randomCbor(random: Random, depth: number): CborValue {
+function randomCbor(random: SeededRandom, depth: number): CborValue {
   const choice = random.int(depth > 3 ? 5 : 8);
   switch (choice) {
     case 0:
@@ -74,7 +59,7 @@ function randomCbor(random: Random, depth: number): CborValue {
   }
 }
 
-function mutate(random: Random, seed: Uint8Array, seeds: readonly Uint8Array[]): Uint8Array {
+function mutate(random: SeededRandom, seed: Uint8Array, seeds: readonly Uint8Array[]): Uint8Array {
   const bytes = Array.from(seed);
   const rounds = 1 + random.int(3);
   for (let round = 0; round < rounds; round += 1) {
@@ -139,16 +124,28 @@ const decoders: Record<string, (bytes: Uint8Array) => unknown> = {
   ),
 };
 
-function buildInputs(count: number): Uint8Array[] {
+/**
+ * The decoders that check a signature: anything they accept must be one of the published vectors byte
+ * for byte. A mutation that still verifies would mean two encodings of one signed message (malleability:
+ * a replay cache keyed on bytes would miss it), or a signature check that looks at less than it should.
+ */
+const signatureCheckers = new Set(Object.keys(decoders).filter((name) => name.startsWith('verifyArtifact(') || name === 'verifyEpochCertificate' || name.endsWith('+verifyDeviceProof')));
+
+function buildSeeds(): Uint8Array[] {
   const vectors = loadLicenseVectors();
-  const seeds = [
+  return [
     ...vectors.artifacts.flatMap((vector) => [vector.envelope, vector.payload, vector.protected]),
     ...vectors.device_requests.map((vector) => vector.encoded),
     ...vectors.messages.map((vector) => vector.encoded),
     ...vectors.keysets.map((vector) => vector.encoded),
     ...vectors.negative.map((vector) => vector.input),
   ].map(hexDecode);
-  const random = createRandom(0x7011_6a7e);
+}
+
+function buildInputs(count: number): Uint8Array[] {
+  const vectors = loadLicenseVectors();
+  const seeds = buildSeeds();
+  const random = seededRandom(0x7011_6a7e);
   const inputs: Uint8Array[] = [...seeds];
   while (inputs.length < count) {
     const mode = random.int(10);
@@ -176,12 +173,18 @@ describe('license decoders under fuzzing', () => {
     const inputs = buildInputs(6_000);
     expect(inputs.length).toBeGreaterThanOrEqual(5_000);
     const failures: string[] = [];
-    const outcomes = { accepted: 0, refused: 0 };
+    const outcomes = { accepted: 0, refused: 0, verified: 0 };
+    const seedHexes = new Set(buildSeeds().map(hexEncode));
+    const forgeries: string[] = [];
     for (const [name, decode] of Object.entries(decoders)) {
       for (const input of inputs) {
         try {
           decode(input);
           outcomes.accepted += 1;
+          if (signatureCheckers.has(name)) {
+            outcomes.verified += 1;
+            if (!seedHexes.has(hexEncode(input)) && forgeries.length < 5) forgeries.push(`${name} accepted a non-seed input: ${hexEncode(input).slice(0, 120)}`);
+          }
         } catch (error) {
           if (isArtifactError(error)) outcomes.refused += 1;
           else if (failures.length < 5) failures.push(`${name}: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
@@ -189,6 +192,11 @@ describe('license decoders under fuzzing', () => {
       }
     }
     expect(failures).toEqual([]);
+    // Whatever verifies is a published vector, byte for byte; and verified inputs exist, so this is no
+    // vacuous check (the seeds verify under their own kinds).
+    expect(forgeries).toEqual([]);
+    expect(signatureCheckers.size).toBeGreaterThanOrEqual(7);
+    expect(outcomes.verified).toBeGreaterThanOrEqual(10);
     // Both paths are exercised: the unmutated seeds decode, the mutations are refused.
     expect(outcomes.accepted).toBeGreaterThan(100);
     expect(outcomes.refused).toBeGreaterThan(100_000);

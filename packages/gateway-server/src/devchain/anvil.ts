@@ -1,8 +1,9 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { chooseStateFile, createSnapshotCoalescer, rpcCall, writeStateSnapshot, type StateFileCandidate } from './chain-state';
 import { spawnGuarded, type GuardedProcess } from './child-process';
 
 /** Options of {@link startAnvil}. */
@@ -14,12 +15,20 @@ export interface StartAnvilOptions {
   /** Chain id. Default 31337 (`eip155:31337`). */
   chainId?: number;
   /**
-   * File that keeps the chain across restarts: loaded at start when it exists, written when anvil
-   * stops (SIGTERM). A hard kill loses what happened since the last dump; see `stateIntervalSeconds`.
+   * File that keeps the chain across restarts: written by anvil when it stops (SIGTERM), and by us as an
+   * atomic snapshot next to it (`snapshot()`, `stateIntervalSeconds`, and right before stopping). At
+   * start the whole one of the two with the highest block is loaded (see `chooseStateFile`). A hard
+   * kill of anvil loses what happened since the last snapshot.
    */
   statePath?: string;
-  /** Also dump the state every N seconds while running. Default: only on stop. */
+  /**
+   * Also snapshot the state every N seconds while running (only when a block was mined since the last
+   * one). Our own atomic write, not anvil's `--state-interval`, which rewrites the file in place.
+   * Default: only on `snapshot()` and on stop.
+   */
   stateIntervalSeconds?: number;
+  /** Receives failures of the periodic snapshots (anvil gone, disk full). Default: ignored. */
+  onSnapshotError?: (error: unknown) => void;
   /**
    * Prune historical states (`--prune-history <n>`): anvil slows down as history grows. `true` (the
    * default) keeps the 256 most recent states, a number keeps that many, `false` keeps them all.
@@ -46,7 +55,18 @@ export interface AnvilInstance {
   readonly chainId: number;
   /** Operating-system process id of the spawned process (the shell guard on POSIX). */
   readonly pid: number | undefined;
-  /** SIGTERM (anvil then writes `statePath`), await exit; SIGKILL after 5 s. Idempotent. */
+  /** Operating-system process id of anvil itself (on POSIX the guard's child), when known. */
+  readonly anvilPid: number | undefined;
+  /** The state files found at start and the one loaded (`undefined` load: a fresh chain). */
+  readonly restoredFrom: { load: string | undefined; candidates: StateFileCandidate[] } | undefined;
+  /**
+   * Writes an atomic snapshot of the whole chain next to `statePath` and resolves once one that started
+   * after this call is on disk; concurrent calls share dumps. Resolves to its best block.
+   *
+   * @throws Error without `statePath`, or when anvil does not answer (it died).
+   */
+  snapshot(): Promise<bigint>;
+  /** A last snapshot, then SIGTERM (anvil then writes `statePath`), await exit; SIGKILL after 5 s. Idempotent. */
   stop(): Promise<void>;
 }
 
@@ -134,14 +154,77 @@ async function queryChainId(rpcUrl: string): Promise<number | undefined> {
 /** Recent states anvil keeps when pruning history (see `StartAnvilOptions.pruneHistory`). */
 const keptStates = 256;
 
-function anvilArgs(port: number, host: string, chainId: number, options: StartAnvilOptions): string[] {
+function anvilArgs(port: number, host: string, chainId: number, options: StartAnvilOptions, load: string | undefined): string[] {
   const args = ['--port', String(port), '--host', host, '--chain-id', String(chainId)];
   if (options.silent ?? true) args.push('--silent');
   const prune = options.pruneHistory ?? true;
   if (prune !== false) args.push('--prune-history', String(prune === true ? keptStates : prune));
-  if (options.statePath !== undefined) args.push('--state', options.statePath);
-  if (options.stateIntervalSeconds !== undefined) args.push('--state-interval', String(options.stateIntervalSeconds));
+  if (options.statePath !== undefined) args.push('--dump-state', options.statePath);
+  if (load !== undefined) args.push('--load-state', load);
   return args;
+}
+
+/** anvil's own pid: the single child of the POSIX shell guard (Linux `/proc`), else the spawned pid. */
+function programPid(proc: GuardedProcess): number | undefined {
+  const guard = proc.child.pid;
+  if (guard === undefined || process.platform === 'win32') return guard;
+  try {
+    const children = readFileSync(`/proc/${guard}/task/${guard}/children`, 'utf8').trim().split(/\s+/).map(Number);
+    for (const pid of children) {
+      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0]?.endsWith('anvil')) return pid;
+    }
+  } catch {
+    // Not Linux, or the process is gone.
+  }
+  return undefined;
+}
+
+/** The instance over a ready process: snapshots (on demand, periodic, before stopping) and stop. */
+function runningInstance(proc: GuardedProcess, rpcUrl: string, port: number, chainId: number, options: StartAnvilOptions, restoredFrom: AnvilInstance['restoredFrom']): AnvilInstance {
+  const { statePath } = options;
+  const coalescer = createSnapshotCoalescer(() => {
+    if (statePath === undefined) return Promise.reject(new Error('This anvil has no statePath to snapshot to.'));
+    return writeStateSnapshot(rpcUrl, statePath);
+  });
+  let timer: NodeJS.Timeout | undefined;
+  if (statePath !== undefined && options.stateIntervalSeconds !== undefined) {
+    let snapshotBlock: string | undefined;
+    let busy = false;
+    timer = setInterval(() => {
+      if (busy || proc.hasExited()) return;
+      busy = true;
+      void (async () => {
+        try {
+          const head = await rpcCall<string>(rpcUrl, 'eth_blockNumber', [], 2_000);
+          if (head === snapshotBlock) return;
+          await coalescer.request();
+          snapshotBlock = head;
+        } catch (error) {
+          if (!proc.hasExited()) options.onSnapshotError?.(error);
+        } finally {
+          busy = false;
+        }
+      })();
+    }, options.stateIntervalSeconds * 1_000);
+    timer.unref();
+  }
+  let stopping: Promise<void> | undefined;
+  return {
+    rpcUrl,
+    port,
+    chainId,
+    pid: proc.child.pid,
+    anvilPid: programPid(proc),
+    restoredFrom,
+    snapshot: () => coalescer.request(),
+    stop: () =>
+      (stopping ??= (async () => {
+        clearInterval(timer);
+        // anvil's exit dump is written in place; a whole snapshot first means a kill during it loses nothing.
+        if (statePath !== undefined && !proc.hasExited()) await coalescer.request().catch(() => undefined);
+        await proc.terminate();
+      })()),
+  };
 }
 
 async function waitUntilReady(proc: GuardedProcess, rpcUrl: string, chainId: number, timeoutMs: number): Promise<void> {
@@ -183,6 +266,7 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
   const chainId = options.chainId ?? 31337;
   const binary = options.binaryPath ?? resolveAnvilBinary();
   if (options.statePath !== undefined) mkdirSync(dirname(options.statePath), { recursive: true });
+  const restoredFrom = options.statePath === undefined ? undefined : chooseStateFile(options.statePath);
 
   // With a caller-chosen port, a node already listening there would answer our readiness probe;
   // refuse up front. With a picked port, retry when another process grabbed it in between.
@@ -194,10 +278,10 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
   for (let attempt = 0; attempt < attempts; attempt++) {
     const port = options.port ?? (await findFreePort(host));
     const rpcUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-    const proc = spawnGuarded(binary, anvilArgs(port, host, chainId, options), { forwardStdout: options.silent === false });
+    const proc = spawnGuarded(binary, anvilArgs(port, host, chainId, options, restoredFrom?.load), { forwardStdout: options.silent === false });
     try {
       await waitUntilReady(proc, rpcUrl, chainId, options.startTimeoutMs ?? 10_000);
-      return { rpcUrl, port, chainId, pid: proc.child.pid, stop: () => proc.terminate() };
+      return runningInstance(proc, rpcUrl, port, chainId, options, restoredFrom);
     } catch (error) {
       lastError = error;
       await proc.terminate(1_000);

@@ -15,7 +15,8 @@ export {
   type FacilitatorBackend,
   type SettleResponseControl,
 } from './facilitator-server';
-export { startDevStack, type DevStackOptions, type DevStack } from './dev-stack';
+export { startDevStack, type DevStackOptions, type DevStack, type ChainRestoreReport } from './dev-stack';
+export { chooseStateFile, findMissingTransactions, snapshotPathOf, type StateFileCandidate } from './chain-state';
 export { devAccountKeys, MULTICALL3_ADDRESS } from './dev-accounts';
 export { devChainDefinition, createDevPublicClient, devTransport } from './chain';
 export { testUsdcArtifact, multicall3Artifact } from './artifacts';

@@ -1,15 +1,13 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { x402Client } from '@x402/core/client';
 import { HTTPFacilitatorClient } from '@x402/core/server';
-import type { PaymentRequirements } from '@x402/core/types';
-import { ExactEvmScheme } from '@x402/evm/exact/client';
-import { getContractAddress, type Address, type Hex } from 'viem';
+import { getContractAddress, type Address } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, describe, expect, it } from 'vitest';
 import { findAuthorizationSettlement } from '@tollgate/core';
 import { createDevPublicClient, devAccountKeys, devChainDefinition, startDevStack, testUsdcArtifact, type DevStack } from '@tollgate/gateway-server/devchain';
+import { settleThroughStack } from './helpers';
 
 const MERCHANT: Address = '0x90F79bf6EB2c4f870365E785982E1f101E93b906';
 const scratch = mkdtempSync(join(tmpdir(), 'tollgate-devstack-test-'));
@@ -32,21 +30,6 @@ function reader(stack: DevStack) {
   return { client, usdcBalance };
 }
 
-async function payOnce(stack: DevStack): Promise<{ nonce: Hex; transaction: string }> {
-  const requirements: PaymentRequirements = {
-    scheme: 'exact', network: stack.network, amount: '250000', asset: stack.usdc.address, payTo: MERCHANT, maxTimeoutSeconds: 120,
-    extra: { name: stack.usdc.domain.name, version: stack.usdc.domain.version },
-  };
-  const payer = x402Client.fromConfig({
-    schemes: [{ network: stack.network, client: new ExactEvmScheme(privateKeyToAccount(stack.payer.privateKey)) }],
-    spendControls: { allowedAssets: [{ network: stack.network, asset: stack.usdc.address }] },
-  });
-  const payload = await payer.createPaymentPayload({ x402Version: 2, resource: { url: 'http://127.0.0.1/demo' }, accepts: [requirements] });
-  const settled = await new HTTPFacilitatorClient({ url: stack.facilitatorUrl }).settle(payload, requirements);
-  expect(settled.success).toBe(true);
-  return { nonce: (payload.payload.authorization as { nonce: Hex }).nonce, transaction: settled.transaction };
-}
-
 describe('startDevStack', () => {
   it('starts a ready chain and facilitator, and keeps address, balances and history across a restart', async () => {
     const dataDir = join(scratch, 'persistent');
@@ -65,7 +48,7 @@ describe('startDevStack', () => {
     expect(await before.client.getBalance({ address: first.payer.address })).toBe(0n);
     expect((await new HTTPFacilitatorClient({ url: first.facilitatorUrl }).getSupported()).kinds.map((k) => k.network)).toEqual(['eip155:31337']);
 
-    const payment = await payOnce(first);
+    const payment = await settleThroughStack(first, MERCHANT);
     const balances = { payer: await before.usdcBalance(first.payer.address), merchant: await before.usdcBalance(MERCHANT) };
     expect(balances.payer).toBe(1_000_000_000n - 250_000n);
     const headBefore = await before.client.getBlockNumber({ cacheTime: 0 });
@@ -83,7 +66,7 @@ describe('startDevStack', () => {
       client: after.client, token: second.usdc.address, authorizer: second.payer.address, nonce: payment.nonce, payTo: MERCHANT, value: 250_000n, maxBlockSpan: 1_000,
     });
     expect(evidence).toMatchObject({ status: 'settled', txHash: payment.transaction });
-    await payOnce(second);
+    await settleThroughStack(second, MERCHANT);
     await second.stop();
   });
 

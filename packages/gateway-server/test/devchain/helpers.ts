@@ -8,6 +8,7 @@ import {
   type Account,
   type Address,
   type Chain,
+  type Hash,
   type Hex,
   type LocalAccount,
   type WalletClient,
@@ -15,6 +16,8 @@ import {
 } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { x402Client } from '@x402/core/client';
+import { HTTPFacilitatorClient } from '@x402/core/server';
+import type { PaymentRequirements } from '@x402/core/types';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import {
   createDevPublicClient,
@@ -25,12 +28,14 @@ import {
   startAnvil,
   startFacilitatorServer,
   type AnvilInstance,
+  type DevStack,
   type DevChainSetup,
   type FacilitatorServer,
   type LocalFacilitator,
   type TokenDomain,
 } from '@tollgate/gateway-server/devchain';
 import { transferWithAuthorizationTypes } from '@tollgate/core';
+import { expect } from 'vitest';
 
 /** The fields of a TransferWithAuthorization / ReceiveWithAuthorization message. */
 export type Authorization = {
@@ -136,4 +141,28 @@ export function officialPayerClient(setup: DevChainSetup, payer: LocalAccount): 
     schemes: [{ network: setup.network, client: new ExactEvmScheme(payer) }],
     spendControls: { allowedAssets: [{ network: setup.network, asset: setup.usdc.address }] },
   });
+}
+
+/**
+ * Pays `amount` to `payTo` once from the stack's payer through its facilitator over HTTP (x402 `exact`,
+ * settled), expecting success: the authorization nonce and the settlement transaction.
+ *
+ * @example
+ * ```ts
+ * const { transaction } = await settleThroughStack(stack, merchant);
+ * ```
+ */
+export async function settleThroughStack(stack: DevStack, payTo: Address, amount = '250000'): Promise<{ nonce: Hex; transaction: Hash }> {
+  const requirements: PaymentRequirements = {
+    scheme: 'exact', network: stack.network, amount, asset: stack.usdc.address, payTo, maxTimeoutSeconds: 120,
+    extra: { name: stack.usdc.domain.name, version: stack.usdc.domain.version },
+  };
+  const payer = x402Client.fromConfig({
+    schemes: [{ network: stack.network, client: new ExactEvmScheme(privateKeyToAccount(stack.payer.privateKey)) }],
+    spendControls: { allowedAssets: [{ network: stack.network, asset: stack.usdc.address }] },
+  });
+  const payload = await payer.createPaymentPayload({ x402Version: 2, resource: { url: 'http://127.0.0.1/demo' }, accepts: [requirements] });
+  const settled = await new HTTPFacilitatorClient({ url: stack.facilitatorUrl }).settle(payload, requirements);
+  expect(settled.success).toBe(true);
+  return { nonce: (payload.payload.authorization as { nonce: Hex }).nonce, transaction: settled.transaction as Hash };
 }

@@ -187,3 +187,31 @@ export async function registerMerchant(
 export function createRef(base: string, merchant: Pick<TestMerchant, 'apiKey' | 'payTo'>, options: Record<string, unknown> = {}): Promise<JsonResponse> {
   return call(base, 'POST', '/ref', { apiKey: merchant.apiKey, json: { payTo: merchant.payTo, network: 'base', amount: '10000', ...options } });
 }
+
+/**
+ * Creates an empty database with a random name on the PostgreSQL server of `adminUrl` (tests that run
+ * several gateway instances or processes on one database need their own): its URL, and how to drop it.
+ *
+ * @example
+ * ```ts
+ * const database = await createScratchDatabase(postgres.connectionString, 'tollgate_crash');
+ * await database.drop();
+ * ```
+ */
+export async function createScratchDatabase(adminUrl: string, prefix: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const { default: pg } = await import('pg');
+  const name = `${prefix}_${hexEncode(crypto.getRandomValues(new Uint8Array(6)))}`;
+  const admin = async (text: string) => {
+    const client = new pg.Client({ connectionString: adminUrl });
+    await client.connect();
+    try {
+      await client.query(text);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE DATABASE ${name}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}

@@ -2,9 +2,9 @@
 // transfer, 20 identical answers; on one instance (PGlite) and across two instances on one PostgreSQL.
 import { generatePrivateKey } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hexEncode, ManualClock } from '@tollgate/core';
+import { ManualClock } from '@tollgate/core';
 import { testDatabaseEngines, testDatabaseUrlVariable } from '@tollgate/core/testing';
-import { call, startTestGateway, type JsonResponse, type TestGateway } from '../helpers/gateway';
+import { call, createScratchDatabase, startTestGateway, type JsonResponse, type TestGateway } from '../helpers/gateway';
 import { demoPayer, officialPaymentHeader, payableRef, startPaymentStack, transfersTo, type PaymentStack } from '../helpers/payments';
 
 const postgres = (await testDatabaseEngines()).find((engine) => engine.name === 'postgres');
@@ -50,25 +50,11 @@ describe.skipIf(postgres === undefined)(
     let dropDatabase: () => Promise<void> = async () => undefined;
 
     beforeAll(async () => {
-      const { default: pg } = await import('pg');
-      const adminUrl = postgres!.connectionString as string;
-      const name = `tollgate_gateway_${hexEncode(crypto.getRandomValues(new Uint8Array(6)))}`;
-      const admin = async (text: string) => {
-        const client = new pg.Client({ connectionString: adminUrl });
-        await client.connect();
-        try {
-          await client.query(text);
-        } finally {
-          await client.end();
-        }
-      };
-      await admin(`CREATE DATABASE ${name}`);
-      dropDatabase = () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      const url = new URL(adminUrl);
-      url.pathname = `/${name}`;
+      const database = await createScratchDatabase(postgres!.connectionString as string, 'tollgate_gateway');
+      dropDatabase = database.drop;
       const secret = crypto.getRandomValues(new Uint8Array(32));
       // Instances behind one load balancer share the secret, the signing key and the public origin.
-      const env = { ...stack.gatewayEnv, GATEWAY_DATABASE_URL: url.toString(), GATEWAY_SIGNING_KEY: generatePrivateKey(), GATEWAY_PUBLIC_URL: 'https://pay.example.com' };
+      const env = { ...stack.gatewayEnv, GATEWAY_DATABASE_URL: database.url, GATEWAY_SIGNING_KEY: generatePrivateKey(), GATEWAY_PUBLIC_URL: 'https://pay.example.com' };
       gateways.push(await startTestGateway(env, { secret, clock: new ManualClock(Date.now()) }));
       gateways.push(await startTestGateway(env, { secret, clock: new ManualClock(Date.now()) }));
     });

@@ -1,6 +1,7 @@
 import { anchorAuditHeads, pickSigningEpoch, unixSeconds, type Clock, type SigningEpoch, type SqlClient, type StoredAuditAnchor } from '@tollgate/core';
 import { verifyEd25519Node, type LogSink } from '@tollgate/core/node';
 import type { LicenseTrust } from '../trust/license-trust';
+import { startPeriodicJob, type PeriodicJob } from './periodic-job';
 
 /** Options of {@link startAuditAnchorJob}. */
 export interface AuditAnchorJobOptions {
@@ -22,13 +23,8 @@ export type AuditAnchorRun =
   | { readonly outcome: 'anchored'; readonly anchors: readonly StoredAuditAnchor[] }
   | { readonly outcome: 'busy' | 'no_signing_epoch' | 'failed' | 'closed' };
 
-/** A running anchor job. */
-export interface AuditAnchorJob {
-  /** Runs once now (waits for a run in flight first; runs never overlap). */
-  runOnce(): Promise<AuditAnchorRun>;
-  /** Stops the timer and waits for a run in flight. */
-  close(): Promise<void>;
-}
+/** A running anchor job: `runOnce()` returns what that run did. */
+export type AuditAnchorJob = PeriodicJob<AuditAnchorRun>;
 
 // One anchoring instance per database schema at a time: a transaction-scoped advisory lock, released by
 // the commit, so a crashed instance never leaves it held.
@@ -54,10 +50,7 @@ const lockSql = `SELECT pg_try_advisory_xact_lock(hashtextextended('tollgate_aud
 export function startAuditAnchorJob(options: AuditAnchorJobOptions): AuditAnchorJob {
   const { sql, trust, clock, logger } = options;
   if (!Number.isSafeInteger(options.intervalMs) || options.intervalMs < 1) throw new TypeError('intervalMs must be a positive whole number of milliseconds.');
-  let closed = false;
-  let queue: Promise<unknown> = Promise.resolve();
-
-  const round = async (): Promise<AuditAnchorRun> => {
+  return startPeriodicJob<AuditAnchorRun>(options.intervalMs, { outcome: 'closed' }, async () => {
     let signing: SigningEpoch;
     try {
       signing = pickSigningEpoch(trust.signingEpochs(), { now: unixSeconds(clock) });
@@ -77,23 +70,5 @@ export function startAuditAnchorJob(options: AuditAnchorJobOptions): AuditAnchor
       logger.error({ err: error }, 'audit anchoring failed; retrying next round');
       return { outcome: 'failed' };
     }
-  };
-
-  const runOnce = (): Promise<AuditAnchorRun> => {
-    const run = queue.then(() => (closed ? ({ outcome: 'closed' } as const) : round()));
-    queue = run.catch(() => undefined);
-    return run;
-  };
-
-  const timer = setInterval(() => void runOnce(), options.intervalMs);
-  timer.unref();
-
-  return {
-    runOnce,
-    async close() {
-      closed = true;
-      clearInterval(timer);
-      await queue;
-    },
-  };
+  });
 }

@@ -1,4 +1,6 @@
 import { LicenseClientError, encodeCborSequence, isHexId, listAuditAnchors, route, type HttpResponse, type Route, type SqlClient } from '@tollgate/core';
+import type { LogSink } from '@tollgate/core/node';
+import { logServerErrors } from './server-error-log';
 
 /** Anchors one `GET /v1/audit/anchors/:vendorId` answers with when no `limit` is given. */
 export const defaultAuditAnchorLimit = 64;
@@ -11,22 +13,23 @@ export const maxAuditAnchorLimit = 256;
  * default 64). Public like the keyset: an anchor only states a head hash, and a third party verifies it
  * against the pinned root with `verifyAuditAnchor`. The answer changes with every new anchor, so it is
  * `no-store`; no anchor yet is 204. A vendor id that is not 32 lower-case hex digits, or a malformed
- * `limit`, is 400 with code 1000.
+ * `limit`, is 400 with code 1000. With a `logger`, every 5xx is logged with its cause (`logServerErrors`).
  *
  * @param sql - The license database.
+ * @param options - `logger` for 5xx answers.
  * @returns The route.
  * @example
  * ```ts
  * import { auditAnchorRoutes } from '@tollgate/license-server';
- * const client = [...keysRoutes(trust), ...revocationRoutes(sql), ...auditAnchorRoutes(sql)];
+ * const client = [...keysRoutes(trust, { logger }), ...revocationRoutes(sql, { logger }), ...auditAnchorRoutes(sql, { logger })];
  * ```
  */
-export function auditAnchorRoutes(sql: SqlClient): Route[] {
+export function auditAnchorRoutes(sql: SqlClient, options: { logger?: LogSink } = {}): Route[] {
   return [
     route({
       method: 'GET',
       path: '/v1/audit/anchors/:vendorId',
-      handler: async (request): Promise<HttpResponse> => {
+      handler: logServerErrors(options.logger, async (request): Promise<HttpResponse> => {
         const vendorId = request.params['vendorId'];
         if (!isHexId(vendorId, 16)) throw new LicenseClientError(1000, 'vendorId must be 32 lower-case hex digits.');
         const limitText = request.query['limit'];
@@ -40,7 +43,7 @@ export function auditAnchorRoutes(sql: SqlClient): Route[] {
           headers: { 'content-type': 'application/cbor-seq', 'cache-control': 'no-store' },
           body: encodeCborSequence(anchors.map((anchor) => anchor.envelope)),
         };
-      },
+      }),
     }),
   ];
 }

@@ -1,26 +1,30 @@
 import { LicenseClientError, encodeCborSequence, parseRevocationSince, readRevocationPage, route, type HttpResponse, type Route, type SqlClient } from '@tollgate/core';
+import type { LogSink } from '@tollgate/core/node';
+import { logServerErrors } from './server-error-log';
 
 /**
  * `GET /v1/revocations?since=N`: the published revocation batches after `N` as a CBOR sequence
  * (`application/cbor-seq`, RFC 8742) of signed batch envelopes, at most one aligned page of 64
  * (`revocationPageRange`). A full page never changes and is sent `public, max-age=31536000, immutable`;
  * a partial page is `no-store`; nothing newer is 204 `no-store`. A malformed `since` is 400 with code 1000.
+ * With a `logger`, every 5xx (a database failure) is logged with its cause (`logServerErrors`).
  *
  * @param sql - The license database.
+ * @param options - `logger` for 5xx answers.
  * @returns The route.
  *
  * @example
  * ```ts
  * import { revocationRoutes } from '@tollgate/license-server';
- * const routes = revocationRoutes(database.sql);
+ * const routes = revocationRoutes(database.sql, { logger });
  * ```
  */
-export function revocationRoutes(sql: SqlClient): Route[] {
+export function revocationRoutes(sql: SqlClient, options: { logger?: LogSink } = {}): Route[] {
   return [
     route({
       method: 'GET',
       path: '/v1/revocations',
-      handler: async (request): Promise<HttpResponse> => {
+      handler: logServerErrors(options.logger, async (request): Promise<HttpResponse> => {
         const since = parseRevocationSince(request.query['since']);
         if (since === undefined) throw new LicenseClientError(1000, 'since must be a decimal u64 without sign or leading zeros.');
         const page = await readRevocationPage(sql, since);
@@ -33,7 +37,7 @@ export function revocationRoutes(sql: SqlClient): Route[] {
           },
           body: encodeCborSequence(page.envelopes),
         };
-      },
+      }),
     }),
   ];
 }

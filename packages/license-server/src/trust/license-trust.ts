@@ -1,5 +1,6 @@
 import {
   buildKeyset,
+  hexEncode,
   loadEpochSigningKeys,
   pickSigningEpoch,
   publishRevocationBatch,
@@ -11,7 +12,8 @@ import {
   type SigningEpoch,
   type SqlClient,
 } from '@tollgate/core';
-import { createNodeEd25519Signer, verifyEd25519Node, type LogSink } from '@tollgate/core/node';
+import { verifyEd25519Node, type LogSink } from '@tollgate/core/node';
+import { createEpochSigner } from './epoch-signer';
 
 /** Options of {@link createLicenseTrust}. */
 export interface LicenseTrustOptions {
@@ -34,7 +36,8 @@ export interface LicenseTrustOptions {
 /**
  * The server's view of its trust chain: the keyset served by `GET /v1/keys` and the epoch signers.
  * Both are rebuilt together from the database at start, after every change made through this object,
- * and every `refreshIntervalMs`. Until the first build completes the keyset is cold (`undefined`).
+ * on every change notice (see {@link LicenseTrust.applyChangeNotice}) and every `refreshIntervalMs`.
+ * Until the first build completes the keyset is cold (`undefined`).
  */
 export interface LicenseTrust {
   /** The current `GET /v1/keys` body, or `undefined` while the cache is cold. */
@@ -46,10 +49,20 @@ export interface LicenseTrust {
   firstBuild(): Promise<void>;
   /** Rebuilds keyset and signers now (calls are serialised; a failure keeps the previous state). */
   refresh(): Promise<void>;
-  /** Active epochs this instance can sign with: always listed in the keyset it serves. */
+  /**
+   * Active epochs this instance can sign with, each always listed in the keyset it serves. Their
+   * signers check at every signature that the epoch was not revoked since and is inside its window.
+   */
   signingEpochs(): readonly SigningEpoch[];
-  /** Publishes a revocation batch signed by a global epoch, then refreshes the keyset. */
+  /** Publishes a revocation batch signed by a global epoch; epochs it names stop signing at once. */
   publishRevocation(input: RevocationBatchInput): Promise<PublishedRevocationBatch>;
+  /**
+   * Applies a change notice of channel `tollgate_license_trust` (migration 012): `epoch:<hex>:revoked`
+   * retires that epoch's signer **at once** (a signer already handed out refuses its next signature),
+   * and every notice schedules one rebuild (notices arriving meanwhile share it). Unknown notices only
+   * rebuild. Never throws.
+   */
+  applyChangeNotice(notice: string): void;
   /** Stops the background refresh and waits for a rebuild in flight. */
   close(): Promise<void>;
 }
@@ -60,7 +73,8 @@ export interface LicenseTrust {
  * A stored certificate that does not verify against `pinnedRoots` is left out of the keyset and never
  * signs (logged once as a warning). An active epoch whose key the master key does not open is skipped
  * (logged once as an error) while the others keep signing, except on the first build, which fails when
- * there are published active epochs and none of them opens: that is a wrong `LICENSE_MASTER_KEY`.
+ * there are published active epochs and none of them opens: that is a wrong `LICENSE_MASTER_KEY`. Every
+ * rebuild also wipes the sealed keys of epochs past their window (`loadEpochSigningKeys`), logged once.
  *
  * @param options - Database, master key, pins, clock, logger, refresh period.
  * @returns The trust state.
@@ -75,92 +89,138 @@ export interface LicenseTrust {
  * ```
  */
 export function createLicenseTrust(options: LicenseTrustOptions): LicenseTrust {
-  const { sql, clock, logger } = options;
-  let keyset: PublishedKeyset | undefined;
-  let signers: SigningEpoch[] = [];
-  let closed = false;
-  let built = false;
-  // Problems already logged, so a refresh every 30 s does not repeat them.
-  let reported = new Set<string>();
-  let signalClosed: () => void = () => undefined;
-  const closing = new Promise<void>((resolve) => (signalClosed = resolve));
-  // Closing releases a held gate, so a server stopped while cold never waits for it.
-  let queue: Promise<void> = options.firstBuildGate ? Promise.race([options.firstBuildGate.catch(() => undefined), closing]) : Promise.resolve();
+  return new LicenseTrustState(options);
+}
 
-  const reportOnce = (seen: Set<string>, key: string, report: () => void) => {
-    seen.add(key);
-    if (!reported.has(key)) report();
-  };
+/** Named life cycle: `cold` until the first build succeeds, `built` after, `closed` for good. */
+type TrustPhase = 'cold' | 'built' | 'closed';
 
-  const rebuild = async (): Promise<void> => {
-    if (closed) return;
-    const now = unixSeconds(clock);
-    const nextKeyset = await buildKeyset(sql, { pinnedRoots: options.pinnedRoots, verify: verifyEd25519Node });
-    const { keys, unopenable } = await loadEpochSigningKeys(sql, { masterKey: options.masterKey, now });
+class LicenseTrustState implements LicenseTrust {
+  private phase: TrustPhase = 'cold';
+  private published: PublishedKeyset | undefined;
+  private signers: SigningEpoch[] = [];
+  /** Epochs this instance learned were revoked. Never shrinks: the database refuses un-revoking. */
+  private readonly retired = new Set<string>();
+  /** Problems already logged, so a refresh every 30 s does not repeat them. */
+  private reported = new Set<string>();
+  /** Rebuilds run one after the other on this chain; a failure never breaks it. */
+  private queue: Promise<void>;
+  /** A rebuild is queued and has not started: later notices need no other. */
+  private rebuildQueued = false;
+  private readonly first: Promise<void>;
+  private readonly timer: NodeJS.Timeout;
+  private signalClosed: () => void = () => undefined;
+
+  constructor(private readonly options: LicenseTrustOptions) {
+    const closing = new Promise<void>((resolve) => (this.signalClosed = resolve));
+    // Closing releases a held gate, so a server stopped while cold never waits for it.
+    this.queue = options.firstBuildGate ? Promise.race([options.firstBuildGate.catch(() => undefined), closing]) : Promise.resolve();
+    this.first = this.refresh();
+    this.first.catch((error: unknown) => options.logger.error({ err: error }, 'first keyset build failed'));
+    this.timer = setInterval(() => {
+      this.refresh().catch((error: unknown) => options.logger.error({ err: error }, 'keyset refresh failed; serving the previous keyset'));
+    }, options.refreshIntervalMs);
+    this.timer.unref();
+  }
+
+  keyset = (): PublishedKeyset | undefined => this.published;
+  firstBuild = (): Promise<void> => this.first;
+  signingEpochs = (): readonly SigningEpoch[] => this.signers;
+
+  refresh(): Promise<void> {
+    const run = this.queue.then(() => this.rebuild());
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  applyChangeNotice(notice: string): void {
+    const revoked = /^epoch:([0-9a-f]{16}):revoked$/.exec(notice);
+    if (revoked) this.retire(revoked[1] as string);
+    if (this.rebuildQueued || this.phase === 'closed') return;
+    this.rebuildQueued = true;
+    const run = this.queue.then(() => {
+      this.rebuildQueued = false;
+      return this.rebuild();
+    });
+    this.queue = run.catch(() => undefined);
+    run.catch((error: unknown) => this.options.logger.error({ err: error, notice }, 'keyset rebuild after a change notice failed; serving the previous keyset'));
+  }
+
+  async publishRevocation(input: RevocationBatchInput): Promise<PublishedRevocationBatch> {
+    if (this.phase === 'closed') throw new Error('the license trust state is closed');
+    const { clock, sql } = this.options;
+    const { signer } = pickSigningEpoch(this.signers, { now: unixSeconds(clock) });
+    const published = await publishRevocationBatch(sql, signer, input, { clock, verify: verifyEd25519Node });
+    for (const epochId of published.batch.epochIds) this.retire(hexEncode(epochId));
+    await this.refresh();
+    return published;
+  }
+
+  async close(): Promise<void> {
+    this.phase = 'closed';
+    clearInterval(this.timer);
+    this.signalClosed();
+    await this.queue;
+  }
+
+  private isClosed(): boolean {
+    return this.phase === 'closed';
+  }
+
+  private retire(epochIdHex: string): void {
+    this.retired.add(epochIdHex);
+    this.signers = this.signers.filter(({ epoch }) => epoch.epochIdHex !== epochIdHex);
+  }
+
+  private async rebuild(): Promise<void> {
+    if (this.phase === 'closed') return;
+    const { sql, clock, logger, masterKey, pinnedRoots } = this.options;
+    const nextKeyset = await buildKeyset(sql, { pinnedRoots, verify: verifyEd25519Node });
+    const { keys, unopenable, wiped } = await loadEpochSigningKeys(sql, { masterKey, now: unixSeconds(clock) });
     const listed = new Set(nextKeyset.epochIds);
+    const seen = new Set<string>();
+    const reportOnce = (key: string, report: () => void) => {
+      seen.add(key);
+      if (!this.reported.has(key)) report();
+    };
+    const isRetired = (epochIdHex: string) => this.retired.has(epochIdHex);
     const nextSigners: SigningEpoch[] = [];
     for (const { epoch, privateKey } of keys) {
       // An epoch clients cannot find in the keyset must not sign: its artifacts would fail `unknown_key`.
-      if (listed.has(epoch.epochIdHex)) nextSigners.push({ epoch, signer: createNodeEd25519Signer({ privateKey, kid: epoch.epochIdHex }) });
-      privateKey.fill(0);
+      // A retired one read before its revocation committed must not come back either.
+      try {
+        if (listed.has(epoch.epochIdHex) && !isRetired(epoch.epochIdHex)) nextSigners.push({ epoch, signer: createEpochSigner(epoch, privateKey, isRetired, clock) });
+      } catch (error) {
+        reportOnce(`mismatch:${epoch.epochIdHex}`, () => logger.error({ err: error, epochId: epoch.epochIdHex }, 'epoch key does not match its certificate: this instance does not sign with it'));
+      } finally {
+        privateKey.fill(0);
+      }
     }
     const unopenedListed = unopenable.filter(({ epoch }) => listed.has(epoch.epochIdHex));
-    if (!built && nextSigners.length === 0 && unopenedListed.length > 0) {
+    if (this.phase === 'cold' && nextSigners.length === 0 && unopenedListed.length > 0) {
       throw new Error(
         `The master key opens none of the ${unopenedListed.length} published active epochs (${unopenedListed.map(({ epoch }) => epoch.epochIdHex).join(', ')}): ` +
           'is LICENSE_MASTER_KEY the key they were created with?',
       );
     }
-    const seen = new Set<string>();
     for (const { epochIdHex, reason } of nextKeyset.skipped) {
-      reportOnce(seen, `skipped:${epochIdHex}:${reason}`, () =>
+      reportOnce(`skipped:${epochIdHex}:${reason}`, () =>
         logger.warn({ epochId: epochIdHex, reason }, 'epoch certificate does not verify against the pinned roots: left out of the keyset, never signs'),
       );
     }
     for (const { epoch } of unopenable) {
-      reportOnce(seen, `unopenable:${epoch.epochIdHex}`, () =>
+      reportOnce(`unopenable:${epoch.epochIdHex}`, () =>
         logger.error({ epochId: epoch.epochIdHex }, 'epoch key does not open with the master key (LICENSE_MASTER_KEY): this instance does not sign with it'),
       );
     }
+    for (const epochId of wiped) logger.info({ epochId }, 'wiped the sealed private key of an epoch that can never sign again (expired or revoked)');
+    // close() may have run while this rebuild awaited the database.
+    if (this.isClosed()) return;
     // Swapped together: every epoch this instance signs with is listed in the keyset it serves. The
     // keyset may list more (revoked, expired, not yet valid, or unopenable here).
-    signers = nextSigners;
-    keyset = nextKeyset;
-    reported = seen;
-    built = true;
-  };
-
-  const refresh = (): Promise<void> => {
-    const run = queue.then(rebuild);
-    queue = run.catch(() => undefined);
-    return run;
-  };
-
-  const first = refresh();
-  first.catch((error: unknown) => logger.error({ err: error }, 'first keyset build failed'));
-  const background = () => {
-    refresh().catch((error: unknown) => logger.error({ err: error }, 'keyset refresh failed; serving the previous keyset'));
-  };
-  const timer = setInterval(background, options.refreshIntervalMs);
-  timer.unref();
-
-  return {
-    keyset: () => keyset,
-    firstBuild: () => first,
-    refresh,
-    signingEpochs: () => signers,
-    async publishRevocation(input) {
-      if (closed) throw new Error('the license trust state is closed');
-      const { signer } = pickSigningEpoch(signers, { now: unixSeconds(clock) });
-      const published = await publishRevocationBatch(sql, signer, input, { clock, verify: verifyEd25519Node });
-      await refresh();
-      return published;
-    },
-    async close() {
-      closed = true;
-      clearInterval(timer);
-      signalClosed();
-      await queue;
-    },
-  };
+    this.signers = nextSigners.filter(({ epoch }) => !isRetired(epoch.epochIdHex));
+    this.published = nextKeyset;
+    this.reported = seen;
+    this.phase = 'built';
+  }
 }

@@ -16,6 +16,9 @@ export {
 } from './notification-request';
 export {
   createNotificationDeliverer,
+  classifyWebhookStatus,
+  classifyWebhookFailure,
+  webhookHost,
   type NotificationDeliverer,
   type NotificationDelivererDeps,
   type NotificationDeliveryOutcome,

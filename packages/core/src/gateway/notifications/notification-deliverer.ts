@@ -57,7 +57,18 @@ const jobSchema = v.object({
   notification: v.looseObject({ event: v.literal('payment.settled'), id: v.pipe(v.string(), v.minLength(1)), createdAt: v.number(), data: v.looseObject({}) }),
 });
 
-function hostOf(url: string): string {
+/**
+ * The host name of a URL for messages (never its path or query), or `<not a URL>`.
+ *
+ * @param url - The URL text.
+ * @returns The host name.
+ * @example
+ * ```ts
+ * import { webhookHost } from '@tollgate/core/gateway';
+ * webhookHost('https://hooks.example.com/x?token=secret'); // 'hooks.example.com'
+ * ```
+ */
+export function webhookHost(url: string): string {
   try {
     return new URL(url).hostname;
   } catch {
@@ -65,7 +76,20 @@ function hostOf(url: string): string {
   }
 }
 
-function classifyStatus(status: number, host: string): NotificationDeliveryOutcome | undefined {
+/**
+ * How an HTTP answer of a webhook receiver is judged: `undefined` for 2xx (delivered), `abandoned` for
+ * 410 Gone, `retry` for anything else (shared by every Tollgate webhook: merchant notifications, license alerts).
+ *
+ * @param status - The receiver's HTTP status.
+ * @param host - The destination host (for the message).
+ * @returns The failed outcome, or `undefined` when delivered.
+ * @example
+ * ```ts
+ * import { classifyWebhookStatus } from '@tollgate/core/gateway';
+ * classifyWebhookStatus(503, 'hooks.example.com')?.kind; // 'retry'
+ * ```
+ */
+export function classifyWebhookStatus(status: number, host: string): NotificationDeliveryOutcome | undefined {
   if (status >= 200 && status < 300) return undefined;
   // 410 is the receiver saying the endpoint is gone for good; any other status may be temporary or
   // fixable on the receiver's side (a deploy, a key rollover, a misrouted redirect), so it is retried.
@@ -74,7 +98,19 @@ function classifyStatus(status: number, host: string): NotificationDeliveryOutco
   return { kind: 'retry', reason: 'http_status', host, status, message: `${host} answered HTTP ${status}${why}.` };
 }
 
-function classifyFailure(error: unknown, host: string): NotificationDeliveryOutcome {
+/**
+ * How a transport failure is judged: refused destinations are `abandoned`, everything else `retry`.
+ *
+ * @param error - What the transport threw.
+ * @param host - The destination host (for the message).
+ * @returns The outcome.
+ * @example
+ * ```ts
+ * import { classifyWebhookFailure } from '@tollgate/core/gateway';
+ * const outcome = classifyWebhookFailure(error, 'hooks.example.com');
+ * ```
+ */
+export function classifyWebhookFailure(error: unknown, host: string): NotificationDeliveryOutcome {
   if (error instanceof NotificationTransportError) {
     if (error.reason === 'unsafe_url' || error.reason === 'non_public_address') return { kind: 'abandoned', reason: error.reason, host, message: error.message };
     return { kind: 'retry', reason: error.reason, host, message: error.message };
@@ -121,7 +157,7 @@ export function createNotificationDeliverer(deps: NotificationDelivererDeps): No
       if (merchant === undefined) return { kind: 'abandoned', reason: 'merchant_not_found', message: 'The merchant of this notification no longer exists.' };
       const target = job.url ?? merchant.webhookUrl;
       if (target === null) return { kind: 'skipped', reason: 'no_url' };
-      const host = hostOf(target);
+      const host = webhookHost(target);
       const checked = checkNotificationUrl(target, policy);
       if (!checked.ok) return { kind: 'abandoned', reason: 'unsafe_url', host, message: `The notification URL is refused: ${checked.message}` };
       const keys = liveNotifyKeys(merchant, deps.keys.notifyRoot);
@@ -132,9 +168,9 @@ export function createNotificationDeliverer(deps: NotificationDelivererDeps): No
       try {
         ({ status } = await deps.transport.post(checked.url, { body, headers, timeoutMs, ...(options.signal === undefined ? {} : { signal: options.signal }) }));
       } catch (error) {
-        return classifyFailure(error, host);
+        return classifyWebhookFailure(error, host);
       }
-      return classifyStatus(status, host) ?? { kind: 'delivered', host, status, keyIds: keys.map((key) => key.id) };
+      return classifyWebhookStatus(status, host) ?? { kind: 'delivered', host, status, keyIds: keys.map((key) => key.id) };
     },
   };
 }

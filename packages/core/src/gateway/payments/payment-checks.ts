@@ -35,6 +35,15 @@ export interface PaymentChecks {
    * @throws PaymentVerificationError, field `resource`, reason `mismatch`.
    */
   verifyResource(payload: PaymentPayload, context: PaymentContext): void;
+  /**
+   * Refuses a Tollgate offer that this gateway did not sign for this payment, as {@link PaymentChecks.verify}
+   * checks an echoed one: signed by this gateway, bound to this origin, resource, payTo, amount, network,
+   * chain and asset, and unexpired at `nowSeconds` (not judged when `undefined`: recovery looks at an
+   * offer after the fact).
+   *
+   * @throws PaymentVerificationError naming the `offer.*` field.
+   */
+  verifyOffer(offer: unknown, context: PaymentContext, nowSeconds: number | undefined): void;
 }
 
 /**
@@ -55,16 +64,17 @@ export interface PaymentChecks {
 export function createPaymentChecks(deps: Pick<PaymentDeps, 'signer' | 'publicUrl' | 'secp256k1'> & { readonly contexts: PaymentContexts }, settings: PaymentSettings): PaymentChecks {
   const verifiedOffers = createBoundedCache<number>(settings.cacheSize);
 
-  function verifyOffer(echoed: unknown, context: PaymentContext, now: number): void {
+  function verifyOffer(echoed: unknown, context: PaymentContext, now: number | undefined): void {
     const key = `${context.key}|${canonicalize(echoed) ?? ''}`;
     const expiry = verifiedOffers.get(key);
     if (expiry !== undefined) {
-      if (now > expiry) throw new PaymentVerificationError('offer.expiry', 'expired', 'The signed offer has expired.', { details: { expiry } });
+      if (now !== undefined && now > expiry) throw new PaymentVerificationError('offer.expiry', 'expired', 'The signed offer has expired.', { details: { expiry } });
       return;
     }
     const verified = verifySignedOffer(echoed, {
       expectedSigner: deps.signer.address,
-      now,
+      // Time 0 is before every expiry: only the binding and the signature are judged.
+      now: now ?? 0,
       expected: {
         gatewayOrigin: resolvePublicUrl(deps),
         resourceUrl: context.resource.url,
@@ -87,6 +97,7 @@ export function createPaymentChecks(deps: Pick<PaymentDeps, 'signer' | 'publicUr
 
   return {
     verifyResource,
+    verifyOffer,
     verify(payload, context, now) {
       verifyResource(payload, context);
       deps.contexts.assertPayable(context, now);

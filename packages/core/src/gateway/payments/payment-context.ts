@@ -7,9 +7,11 @@ import { parseAtomicAmount } from '../refs/amount';
 import type { RefSnapshot } from '../refs/ref-service';
 import { epochSeconds } from '../service-deps';
 import type { GatewayStores } from '../store/gateway-stores';
+import type { NewPaymentClaim } from '../store/payment-records';
 import type { PayToStatus, RefRecord, RefStatus } from '../store/records';
 import { createBoundedCache } from './bounded-cache';
 import type { PaymentDeps, PaymentSettings } from './payment-deps';
+import type { PaymentIdentity } from './payment-identity';
 
 /** A receive request as the payment services see it: the path's payTo and the query. */
 export interface ReceiveRequest {
@@ -207,5 +209,34 @@ export function createPaymentContexts(
       const payTo = address.toLowerCase();
       for (const [refId, status] of statuses.entries()) if (status.payTo === payTo) statuses.delete(refId);
     },
+  };
+}
+
+/**
+ * The claim of the payment `identity` on `context`'s ref, leased to `leaseToken` for `settings.leaseMs`
+ * from `now` (epoch ms); `settleStarted` records the settle mark in the same statement. Settlement and
+ * recovery claim the same way, so a recovered payment's row is indistinguishable from a settled one's.
+ *
+ * @example
+ * ```ts
+ * const outcome = await stores.payments.claimPayment(paymentClaim(identity, context, { leaseToken: randomId(), now: clock.now(), leaseMs: settings.leaseMs, settleStarted: true }));
+ * ```
+ */
+export function paymentClaim(
+  identity: PaymentIdentity,
+  context: PaymentContext,
+  lease: { readonly leaseToken: string; readonly now: number; readonly leaseMs: number; readonly settleStarted: boolean },
+): NewPaymentClaim {
+  return {
+    ...identity,
+    refId: context.ref.id,
+    merchantId: context.ref.merchantId,
+    network: context.network.name,
+    payTo: context.ref.payTo,
+    amount: context.amount,
+    leaseToken: lease.leaseToken,
+    leaseUntil: new Date(lease.now + lease.leaseMs),
+    now: new Date(lease.now),
+    settleStarted: lease.settleStarted,
   };
 }

@@ -3,8 +3,8 @@ import { authorizationUsedEvent } from '../../chain/abi';
 import { chainRead, ChainReadError } from '../../chain/errors';
 import { attributeTransfer } from '../../chain/transfer-attribution';
 import type { GatewayNetwork } from '../networks';
-import type { PaymentRecord } from '../store/payment-records';
-import { searchSettlementEvidence } from './evidence-search';
+import type { EvidenceScan, PaymentRecord } from '../store/payment-records';
+import { searchSettlementEvidence, type EvidenceSearchOutcome } from './evidence-search';
 import type { PaymentDeps, PaymentSettings, SettlementChainClient } from './payment-deps';
 
 /** What the chain says about a payment whose outcome the gateway does not know. */
@@ -29,6 +29,13 @@ export type TransferConfirmation =
   /** No chain client, or the read failed. */
   | { readonly status: 'unavailable' };
 
+/**
+ * The facts of an authorization the chain is asked about: whose, which nonce, the payee and amount it
+ * must have paid, its validity window, and the network. A stored payment is one; so is a payload the
+ * gateway holds no record of (`/recover-settlement`).
+ */
+export type EvidenceTarget = Pick<PaymentRecord, 'network' | 'payer' | 'nonce' | 'payTo' | 'amount' | 'validAfter' | 'validBefore'>;
+
 /** Reads the chain about payments; never calls the facilitator. */
 export interface PaymentEvidence {
   /**
@@ -38,10 +45,34 @@ export interface PaymentEvidence {
    */
   inspect(payment: PaymentRecord): Promise<SettlementEvidenceVerdict>;
   /**
-   * Checks that `txHash` is a successful transaction holding this payment's `AuthorizationUsed` and its
-   * `Transfer` of the amount from the payer to payTo, before a receipt is signed on a facilitator's word.
+   * The search of {@link PaymentEvidence.inspect} for an authorization without a record: one attempt from
+   * `scan` (a `windowLow` given there is where the search starts instead of the block after `validAfter`),
+   * returning the verdict and the progress, which the caller keeps or drops. Same verdicts as `inspect`.
    */
-  confirmTransfer(payment: PaymentRecord, txHash: string): Promise<TransferConfirmation>;
+  lookup(target: EvidenceTarget, scan: EvidenceScan): Promise<{ verdict: SettlementEvidenceVerdict; scan: EvidenceScan }>;
+  /**
+   * Checks that `txHash` is a successful transaction holding this payment's `AuthorizationUsed` and its
+   * `Transfer` of the amount from the payer to payTo, before a receipt is signed on a facilitator's word
+   * (or on a caller's hint).
+   */
+  confirmTransfer(target: EvidenceTarget, txHash: string): Promise<TransferConfirmation>;
+}
+
+/** The verdict of one search attempt's outcome. */
+function verdictOf(outcome: EvidenceSearchOutcome): SettlementEvidenceVerdict {
+  switch (outcome.kind) {
+    case 'found': {
+      const { evidence } = outcome;
+      if (evidence.status === 'settled') return { status: 'settled', txHash: evidence.txHash, blockNumber: evidence.blockNumber };
+      return { status: 'failed', reason: evidence.reason === 'canceled' ? 'authorization_canceled' : 'settlement_mismatch', txHash: evidence.txHash };
+    }
+    case 'unused':
+      return outcome.expired ? { status: 'failed', reason: 'authorization_expired', txHash: null } : { status: 'unknown', reason: 'not_yet_on_chain' };
+    case 'searching':
+      return { status: 'unknown', reason: 'searching' };
+    case 'missing':
+      return { status: 'unknown', reason: 'evidence_missing' };
+  }
 }
 
 /**
@@ -73,13 +104,13 @@ export interface PaymentEvidence {
  */
 export function createPaymentEvidence(deps: Pick<PaymentDeps, 'stores' | 'networks' | 'chain'>, settings: PaymentSettings): PaymentEvidence {
   const { payments } = deps.stores;
-  const clientFor = (payment: PaymentRecord): { network: GatewayNetwork; client: SettlementChainClient } | undefined => {
-    const network = deps.networks.byName(payment.network);
+  const clientFor = (target: EvidenceTarget): { network: GatewayNetwork; client: SettlementChainClient } | undefined => {
+    const network = deps.networks.byName(target.network);
     const client = network === undefined ? undefined : deps.chain?.(network);
     return network === undefined || client === undefined ? undefined : { network, client };
   };
 
-  async function confirmTransfer(payment: PaymentRecord, txHash: string): Promise<TransferConfirmation> {
+  async function confirmTransfer(payment: EvidenceTarget, txHash: string): Promise<TransferConfirmation> {
     const chain = clientFor(payment);
     if (chain === undefined) return { status: 'unavailable' };
     const token = chain.network.usdc.address;
@@ -109,45 +140,39 @@ export function createPaymentEvidence(deps: Pick<PaymentDeps, 'stores' | 'networ
     return { status: 'confirmed', blockNumber: receipt.blockNumber };
   }
 
+  async function lookup(target: EvidenceTarget, scan: EvidenceScan): Promise<{ verdict: SettlementEvidenceVerdict; scan: EvidenceScan }> {
+    const chain = clientFor(target);
+    if (chain === undefined) return { verdict: { status: 'unknown', reason: 'no_rpc' }, scan };
+    try {
+      const head = await chainRead('eth_getBlockByNumber', settings.evidenceTimeoutMs, () => chain.client.getBlock({ blockTag: 'latest' }));
+      const outcome = await searchSettlementEvidence({
+        client: chain.client,
+        token: chain.network.usdc.address,
+        payment: { ...target, evidence: scan },
+        head,
+        maxBlockSpan: settings.maxBlockSpan,
+        scanBlocks: settings.evidenceScanBlocks,
+        timeoutMs: settings.evidenceTimeoutMs,
+      });
+      return { verdict: verdictOf(outcome), scan: outcome.scan };
+    } catch (error) {
+      if (error instanceof ChainReadError) return { verdict: { status: 'unknown', reason: 'rpc_unavailable' }, scan };
+      throw error;
+    }
+  }
+
   return {
     async inspect(payment) {
-      const chain = clientFor(payment);
-      if (chain === undefined) return { status: 'unknown', reason: 'no_rpc' };
       // A hash the facilitator answered (kept on the row) is checked first: one receipt read instead of a search.
-      if (payment.txHash !== null) {
+      if (payment.txHash !== null && clientFor(payment) !== undefined) {
         const confirmation = await confirmTransfer(payment, payment.txHash);
         if (confirmation.status === 'confirmed') return { status: 'settled', txHash: payment.txHash, blockNumber: confirmation.blockNumber };
       }
-      try {
-        const head = await chainRead('eth_getBlockByNumber', settings.evidenceTimeoutMs, () => chain.client.getBlock({ blockTag: 'latest' }));
-        const outcome = await searchSettlementEvidence({
-          client: chain.client,
-          token: chain.network.usdc.address,
-          payment,
-          head,
-          maxBlockSpan: settings.maxBlockSpan,
-          scanBlocks: settings.evidenceScanBlocks,
-          timeoutMs: settings.evidenceTimeoutMs,
-        });
-        if (outcome.scan !== payment.evidence) await payments.recordEvidenceScan({ paymentId: payment.paymentId, scan: outcome.scan });
-        switch (outcome.kind) {
-          case 'found': {
-            const { evidence } = outcome;
-            if (evidence.status === 'settled') return { status: 'settled', txHash: evidence.txHash, blockNumber: evidence.blockNumber };
-            return { status: 'failed', reason: evidence.reason === 'canceled' ? 'authorization_canceled' : 'settlement_mismatch', txHash: evidence.txHash };
-          }
-          case 'unused':
-            return outcome.expired ? { status: 'failed', reason: 'authorization_expired', txHash: null } : { status: 'unknown', reason: 'not_yet_on_chain' };
-          case 'searching':
-            return { status: 'unknown', reason: 'searching' };
-          case 'missing':
-            return { status: 'unknown', reason: 'evidence_missing' };
-        }
-      } catch (error) {
-        if (error instanceof ChainReadError) return { status: 'unknown', reason: 'rpc_unavailable' };
-        throw error;
-      }
+      const looked = await lookup(payment, payment.evidence);
+      if (looked.scan !== payment.evidence) await payments.recordEvidenceScan({ paymentId: payment.paymentId, scan: looked.scan });
+      return looked.verdict;
     },
+    lookup,
     confirmTransfer,
   };
 }

@@ -2,9 +2,16 @@ import canonicalize from 'canonicalize';
 import * as v from 'valibot';
 import { getAddress, type Address } from 'viem';
 import { sha256 } from '../../crypto/hash';
+import { GatewayError } from '../../errors/gateway';
 import { hexEncode } from '../../crypto/hex';
 import { utf8Encode } from '../../crypto/utf8';
+import { PaymentVerificationError } from '../../x402/errors';
+import { verifyExactPayment } from '../../x402/exact-payment';
+import type { Secp256k1Backend } from '../../x402/secp256k1-backend';
 import { exactEvmPayloadSchema, type PaymentPayload } from '../../x402/wire';
+import type { PaymentRecord } from '../store/payment-records';
+import type { PaymentContext } from './payment-context';
+import type { PaymentSettings } from './payment-deps';
 
 /** Who a payment is, before it is verified: enough to find an earlier submission of it. */
 export interface PaymentIdentity {
@@ -94,4 +101,132 @@ export function identifyPayment(payload: PaymentPayload, chainId: number, client
     validAfter: authorization.validAfter,
     fingerprint: paymentFingerprint(payload),
   };
+}
+
+/** Why a submission is refused as another payment's: see {@link paymentConflict}. */
+export type PaymentConflictReason = 'payload_mismatch' | 'authorization_in_use' | 'other_ref';
+
+const conflictMessages: Record<PaymentConflictReason, string> = {
+  payload_mismatch: 'This payment id was already used with a different payment payload.',
+  authorization_in_use: 'This EIP-3009 authorization already belongs to another payment id.',
+  other_ref: 'This payment belongs to another ref or amount.',
+};
+
+/**
+ * The `conflict` (409) refusal of a submission that collides with another payment: its id was used with
+ * another payload, its authorization belongs to another payment id, or it belongs to another ref.
+ *
+ * @param paymentId - The submission's payment id.
+ * @param reason - Which collision.
+ * @returns The error, `details: { paymentId, reason }`.
+ *
+ * @example
+ * ```ts
+ * import { paymentConflict } from '@tollgate/core/gateway';
+ * throw paymentConflict('pay_1', 'payload_mismatch');
+ * ```
+ */
+export function paymentConflict(paymentId: string, reason: PaymentConflictReason): GatewayError {
+  return new GatewayError('conflict', conflictMessages[reason], { details: { paymentId, reason } });
+}
+
+/**
+ * Refuses an earlier payment that is not this submission: the authorization held by another payment id
+ * (`authorization_in_use`), or this id held by another payload (`payload_mismatch`). Both settlement and
+ * recovery answer an earlier payment only to the payload that made it.
+ *
+ * @param found - The payment `PaymentStore.findPayment` returned for `identity`.
+ * @param identity - The submission.
+ * @throws GatewayError `conflict` (see {@link paymentConflict}).
+ *
+ * @example
+ * ```ts
+ * import { assertSamePayment } from '@tollgate/core/gateway';
+ * const found = await stores.payments.findPayment(identity);
+ * if (found !== undefined) assertSamePayment(found, identity);
+ * ```
+ */
+export function assertSamePayment(found: Pick<PaymentRecord, 'paymentId' | 'fingerprint'>, identity: PaymentIdentity): void {
+  if (found.paymentId !== identity.paymentId) throw paymentConflict(identity.paymentId, 'authorization_in_use');
+  if (found.fingerprint !== identity.fingerprint) throw paymentConflict(identity.paymentId, 'payload_mismatch');
+}
+
+/** What {@link isSettledTwin} verifies a twin's signed terms with. */
+export interface TwinCheck {
+  /** Now, in Unix seconds (clamped into the authorization's validity: a settled one may have expired since). */
+  readonly nowSeconds: number;
+  readonly settings: Pick<PaymentSettings, 'clockSkewSeconds' | 'minValiditySeconds'>;
+  readonly secp256k1?: Secp256k1Backend | undefined;
+}
+
+/**
+ * Whether `payload` is a "twin" of the settled payment `found`: another payload of the same executed
+ * authorization (another payment id, or any other unsigned field changed) for the same ref and amount,
+ * whose signed terms verify against the ref's requirements. Once executed, the authorization and its
+ * signature are public in the settling calldata, so a stranger who recorded a twin first must not lock
+ * the payer out of its answer: settlement and recovery both give a twin the stored answer, byte for byte,
+ * and never call the facilitator for it. Only a settled payment with an answer qualifies (claimed,
+ * pending and failed ones stay a `conflict`: their answer is not a chain-backed fact yet). The signature
+ * is judged only where it can be recovered offline (a smart wallet's is left to the terms: every signed
+ * term must equal the executed one's). A twin that does not verify is not a twin: `false`, and the
+ * caller keeps its `conflict`.
+ *
+ * @param found - The payment recorded for `identity`'s authorization.
+ * @param payload - The submission.
+ * @param context - The ref and amount asked about.
+ * @param identity - The submission's identity.
+ * @param check - Clock and verification settings.
+ * @returns `true` when the stored answer may be given.
+ *
+ * @example
+ * ```ts
+ * import { isSettledTwin } from './payment-identity';
+ * if (found.answer !== null && isSettledTwin(found, payload, context, identity, { nowSeconds, settings })) return found.answer;
+ * ```
+ */
+export function isSettledTwin(found: PaymentRecord, payload: PaymentPayload, context: PaymentContext, identity: PaymentIdentity, check: TwinCheck): boolean {
+  if (found.state !== 'settled' || found.answer === null || found.chainId !== identity.chainId) return false;
+  if (found.payer !== identity.payer || found.nonce !== identity.nonce || found.validBefore !== identity.validBefore || found.validAfter !== identity.validAfter) return false;
+  if (found.refId !== context.ref.id || found.amount !== context.amount) return false;
+  const { clockSkewSeconds, minValiditySeconds } = check.settings;
+  // The last moment the authorization was acceptable: an executed one is judged as of then at the latest.
+  const at = Math.min(check.nowSeconds, Number(BigInt(identity.validBefore) - BigInt(minValiditySeconds)));
+  try {
+    verifyExactPayment({
+      payload,
+      expected: context.requirements,
+      network: context.network,
+      now: at,
+      clockSkewSeconds,
+      minValiditySeconds,
+      ...(check.secp256k1 === undefined ? {} : { secp256k1: check.secp256k1 }),
+    });
+  } catch (error) {
+    if (error instanceof PaymentVerificationError) return false;
+    throw error;
+  }
+  return true;
+}
+
+/**
+ * {@link assertSamePayment}, with the one exception settlement and recovery share: a twin of a settled
+ * payment ({@link isSettledTwin}) is answered, not refused.
+ *
+ * @returns `same` (this submission's own payment) or `twin` (give it `found`'s stored answer, call nothing).
+ * @throws GatewayError `conflict`, as {@link assertSamePayment}.
+ *
+ * @example
+ * ```ts
+ * import { assertSamePaymentOrTwin } from './payment-identity';
+ * if (assertSamePaymentOrTwin(found, identity, payload, context, { nowSeconds, settings }) === 'twin') return found.answer;
+ * ```
+ */
+export function assertSamePaymentOrTwin(found: PaymentRecord, identity: PaymentIdentity, payload: PaymentPayload, context: PaymentContext, check: TwinCheck): 'same' | 'twin' {
+  try {
+    assertSamePayment(found, identity);
+    return 'same';
+  } catch (error) {
+    if (isSettledTwin(found, payload, context, identity, check)) return 'twin';
+    throw error;
+  }
 }

@@ -3,6 +3,7 @@ import { createNegotiation, type Negotiation } from './negotiation';
 import { createPaymentContexts, type PaymentContexts } from './payment-context';
 import { resolvePaymentSettings, type PaymentDeps, type PaymentSettings } from './payment-deps';
 import { createReceiptIssuer, type ReceiptIssuer } from './receipt-issuer';
+import { createSettlementRecoveryService, type SettlementRecoveryService } from './recover-settlement';
 import { createSettlementRecovery, type SettlementRecovery } from './recovery';
 import { createSettlement, type Settlement } from './settlement';
 
@@ -12,6 +13,8 @@ export interface Payments {
   readonly negotiation: Negotiation;
   readonly settlement: Settlement;
   readonly recovery: SettlementRecovery;
+  /** `/recover-settlement`: the answer of a settlement from records and chain evidence, without a facilitator. */
+  readonly recoverSettlement: SettlementRecoveryService;
   readonly issuer: ReceiptIssuer;
   readonly settings: PaymentSettings;
   /** The address of the key that signs offers and receipts: merchants pin it. */
@@ -19,7 +22,8 @@ export interface Payments {
 }
 
 /**
- * Wires negotiation, settlement, receipts and recovery. Serve them with `receiveRoutes`, run
+ * Wires negotiation, settlement, receipts and recovery. Serve them with `receiveRoutes` and
+ * `recoverSettlementRoutes`, run
  * `recovery.runJob` on the `gateway.settlement-recovery` queue, and call `recovery.sweepAbandoned` and
  * `recovery.sweepStranded` periodically (the gateway server does all of it: `startRecoveryWorker`).
  *
@@ -44,11 +48,14 @@ export function createPayments(deps: PaymentDeps): Payments {
   const contexts = createPaymentContexts(deps, settings);
   const issuer = createReceiptIssuer(deps);
   const recovery = createSettlementRecovery({ ...deps, issuer }, settings);
+  // Without the facilitator: recovery can never call settle.
+  const { facilitator: _facilitator, ...withoutFacilitator } = deps;
   return {
     contexts,
     negotiation: createNegotiation({ ...deps, contexts }, settings),
     settlement: createSettlement({ ...deps, contexts, issuer, recovery }, settings),
     recovery,
+    recoverSettlement: createSettlementRecoveryService({ ...withoutFacilitator, contexts, issuer, recovery }, settings),
     issuer,
     settings,
     signerAddress: deps.signer.address,

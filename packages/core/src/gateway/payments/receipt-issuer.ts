@@ -24,7 +24,7 @@ export interface ReceiptIssuer {
   /** The stored answer of a failed payment: 402 `settlement_failed` with a `PAYMENT-RESPONSE` of `success: false`. */
   failure(params: { payment: PaymentRecord; network: GatewayNetwork; reason: string; message: string; txHash: string | null }): StoredSettlementAnswer;
   /** The `PAYMENT-RESPONSE` of a pending payment: `success: false`, `errorReason: 'settlement_pending'`, the hash when known. */
-  pendingResponse(params: { payment: PaymentRecord; network: GatewayNetwork }): string;
+  pendingResponse(params: { payment: Pick<PaymentRecord, 'payer' | 'txHash'>; network: GatewayNetwork }): string;
 }
 
 /**

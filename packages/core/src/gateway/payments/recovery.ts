@@ -16,6 +16,16 @@ export type ClaimTakeover =
   | { readonly kind: 'pending'; readonly payment: PaymentRecord }
   | { readonly kind: 'lost'; readonly payment: PaymentRecord | undefined };
 
+/**
+ * What relieving an abandoned claim did: made it `pending` (settle had started: the chain decides),
+ * `released` it (settle never started: nothing can be on chain, the claim is gone), or `lost` it to
+ * another caller (`payment` as it now stands).
+ */
+export type AbandonedClaimRelief =
+  | { readonly kind: 'pending'; readonly payment: PaymentRecord }
+  | { readonly kind: 'released' }
+  | { readonly kind: 'lost'; readonly payment: PaymentRecord | undefined };
+
 /** Finishes payments from chain evidence; never calls the facilitator. */
 export interface SettlementRecovery {
   /** Reads the chain about a payment (see `PaymentEvidence.inspect`; only the search's progress is written). */
@@ -40,6 +50,12 @@ export interface SettlementRecovery {
    * to the caller (`held`). Atomic: of concurrent callers, one takes it, the others get `lost`.
    */
   takeOver(payment: PaymentRecord): Promise<ClaimTakeover>;
+  /**
+   * Relieves one `processing` claim whose lease ended (its holder died), without settling: a claim whose
+   * settle had started becomes `pending` (with its recovery job; settle is never called again), one whose
+   * settle never started is released. Atomic like {@link SettlementRecovery.takeOver}.
+   */
+  relieve(payment: PaymentRecord): Promise<AbandonedClaimRelief>;
   /**
    * The handler of a `gateway.settlement-recovery` job: resolves the payment. Throws while the payment
    * is still unresolved, so the queue retries it with backoff.
@@ -134,12 +150,24 @@ export function createSettlementRecovery(deps: PaymentDeps & { readonly issuer: 
     return pending === undefined ? { kind: 'lost', payment: undefined } : { kind: 'pending', payment: pending.payment };
   }
 
+  async function relieve(payment: PaymentRecord): Promise<AbandonedClaimRelief> {
+    const takeover = await takeOver(payment);
+    if (takeover.kind !== 'held') return takeover;
+    // Settle never started: nothing can be on chain, so the payer may simply pay again.
+    if (!(await payments.releasePayment({ paymentId: payment.paymentId, leaseToken: takeover.leaseToken }))) {
+      return { kind: 'lost', payment: await payments.getPayment(payment.paymentId) };
+    }
+    event('released', payment, { reason: 'abandoned_before_settle' });
+    return { kind: 'released' };
+  }
+
   return {
     inspect: (payment) => evidence.inspect(payment),
     apply,
     confirmTransfer: (payment, txHash) => evidence.confirmTransfer(payment, txHash),
     resolve: async (payment) => (await settleFromChain(payment)).payment,
     takeOver,
+    relieve,
 
     async runJob(job) {
       // Only `markPaymentPending` and `renewRecovery` enqueue this job, both for a pending payment, and a
@@ -153,16 +181,7 @@ export function createSettlementRecovery(deps: PaymentDeps & { readonly issuer: 
     async sweepAbandoned(limit = 20) {
       const abandoned = await payments.listAbandonedPayments({ now: now(), limit });
       let taken = 0;
-      for (const payment of abandoned) {
-        const takeover = await takeOver(payment);
-        if (takeover.kind === 'lost') continue;
-        taken += 1;
-        if (takeover.kind === 'held') {
-          // Settle never started: nothing can be on chain, so the payer may simply pay again.
-          await payments.releasePayment({ paymentId: payment.paymentId, leaseToken: takeover.leaseToken });
-          event('released', payment, { reason: 'abandoned_before_settle' });
-        }
-      }
+      for (const payment of abandoned) if ((await relieve(payment)).kind !== 'lost') taken += 1;
       return taken;
     },
 

@@ -10,9 +10,9 @@ import type { PaymentPayload } from '../../x402/wire';
 import type { PaymentClaimOutcome, PaymentRecord, StoredSettlementAnswer } from '../store/payment-records';
 import { createClaimHolder, type SettlementStep } from './claim-holder';
 import { createPaymentChecks } from './payment-checks';
-import type { PaymentContext, PaymentContexts, ReceiveRequest } from './payment-context';
+import { paymentClaim, type PaymentContext, type PaymentContexts, type ReceiveRequest } from './payment-context';
 import { defaultSleep, type PaymentDeps, type PaymentSettings } from './payment-deps';
-import { identifyPayment, type PaymentIdentity } from './payment-identity';
+import { assertSamePaymentOrTwin, identifyPayment, paymentConflict, type PaymentIdentity } from './payment-identity';
 import type { ReceiptIssuer } from './receipt-issuer';
 import type { SettlementRecovery } from './recovery';
 
@@ -27,16 +27,24 @@ export interface SettlementRequest extends ReceiveRequest {
  * `settlement_failed`), identical bytes for every submission of the payment, or `pending` (202
  * `settlement_pending`): settle was called but the chain has not told yet.
  */
-export type SettlementResult =
-  | { readonly kind: 'final'; readonly paymentId: string; readonly answer: StoredSettlementAnswer }
-  | {
-      readonly kind: 'pending';
-      readonly paymentId: string;
-      readonly transaction: string | null;
-      /** `PAYMENT-RESPONSE`: `success: false`, `errorReason: 'settlement_pending'`. */
-      readonly paymentResponse: string;
-      readonly retryAfterSeconds: number;
-    };
+export type SettlementResult = FinalSettlementResult | PendingSettlementResult;
+
+/** A payment's stored answer, the same bytes for every submission (and every recovery) of it. */
+export interface FinalSettlementResult {
+  readonly kind: 'final';
+  readonly paymentId: string;
+  readonly answer: StoredSettlementAnswer;
+}
+
+/** Settle was called but the chain has not told yet: ask again, never pay again. */
+export interface PendingSettlementResult {
+  readonly kind: 'pending';
+  readonly paymentId: string;
+  readonly transaction: string | null;
+  /** `PAYMENT-RESPONSE`: `success: false`, `errorReason: 'settlement_pending'`. */
+  readonly paymentResponse: string;
+  readonly retryAfterSeconds: number;
+}
 
 /** Settles payments exactly once. */
 export interface Settlement {
@@ -55,15 +63,6 @@ export interface Settlement {
 /** How many times one request may start over from the claim (a claim released under it, a lease lost). */
 const maxClaims = 3;
 
-function conflict(paymentId: string, reason: 'payload_mismatch' | 'authorization_in_use' | 'other_ref'): GatewayError {
-  const messages = {
-    payload_mismatch: 'This payment id was already used with a different payment payload.',
-    authorization_in_use: 'This EIP-3009 authorization already belongs to another payment id.',
-    other_ref: 'This payment belongs to another ref or amount.',
-  };
-  return new GatewayError('conflict', messages[reason], { details: { paymentId, reason } });
-}
-
 /**
  * Creates the settlement state machine (see the README, section "Gateway: payments"). One request runs
  * one explicit loop over {@link SettlementStep}s, and only a return to `claim` counts against its
@@ -78,7 +77,8 @@ function conflict(paymentId: string, reason: 'payload_mismatch' | 'authorization
  * - `follow`: the same payload gets the stored answer (also when the offline checks or the facilitator
  *   fail today: the transfer happened), waits for the submission in progress, takes over a claim whose
  *   holder died (`run`: verify again, mark, settle; or pending when its settle had started), or is
- *   refused with `conflict` when the payload, ref or amount differs; a claim released meanwhile → `claim`.
+ *   refused with `conflict` when the payload, ref or amount differs (a settled payment's twin gets its answer:
+ *   `isSettledTwin`); a claim released meanwhile → `claim`.
  * - `settle` / `refused` / `run` (`createClaimHolder`): settle exactly once and record the outcome once —
  *   settled (after the chain confirms the transfer), failed (a refusal of the payload before any
  *   broadcast), or pending (everything else: the chain decides, inline when it can, the recovery job
@@ -146,19 +146,7 @@ export function createSettlement(
     }
     const leaseToken = randomId();
     const now = deps.clock.now();
-    const claimWith = (settleStarted: boolean) =>
-      payments.claimPayment({
-        ...identity,
-        refId: context.ref.id,
-        merchantId: context.ref.merchantId,
-        network: context.network.name,
-        payTo: context.ref.payTo,
-        amount: context.amount,
-        leaseToken,
-        leaseUntil: new Date(now + settings.leaseMs),
-        now: new Date(now),
-        settleStarted,
-      });
+    const claimWith = (settleStarted: boolean) => payments.claimPayment(paymentClaim(identity, context, { leaseToken, now, leaseMs: settings.leaseMs, settleStarted }));
     const verifying = facilitator.verify(payload, context.requirements);
     let claimed: PromiseSettledResult<PaymentClaimOutcome>;
     let verified: PromiseSettledResult<VerifyResponse>;
@@ -202,9 +190,9 @@ export function createSettlement(
 
   /** An earlier submission of this payment id or authorization exists: answer as it stands, wait for it, or take it over. */
   async function follow(found: PaymentRecord, identity: PaymentIdentity, payload: PaymentPayload, context: PaymentContext): Promise<SettlementStep> {
-    if (found.paymentId !== identity.paymentId) throw conflict(identity.paymentId, 'authorization_in_use');
-    if (found.fingerprint !== identity.fingerprint) throw conflict(identity.paymentId, 'payload_mismatch');
-    if (found.refId !== context.ref.id || found.amount !== context.amount) throw conflict(identity.paymentId, 'other_ref');
+    // A twin of a settled payment (rebuilt from its public calldata) gets its stored answer, never a settle.
+    if (assertSamePaymentOrTwin(found, identity, payload, context, { nowSeconds: nowSeconds(), settings, secp256k1: deps.secp256k1 }) === 'twin') return { kind: 'done', payment: found };
+    if (found.refId !== context.ref.id || found.amount !== context.amount) throw paymentConflict(identity.paymentId, 'other_ref');
     // Waited on the injected clock, like the lease; the number of polls also bounds the wait, so it ends
     // on a clock that does not move (a test's ManualClock) after about `waitMs` all the same.
     const waitUntil = deps.clock.now() + settings.waitMs;

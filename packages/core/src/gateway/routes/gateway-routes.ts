@@ -1,6 +1,8 @@
 import type { Route } from '../../http/types';
 import { createMemoryRateLimiter } from '../../storage/rate-limit/memory-rate-limiter';
 import type { RateLimiter } from '../../storage/rate-limit/rate-limiter';
+import { createEvidenceServices, type EvidenceServices } from '../evidence/evidence-services';
+import type { EvidenceOptions } from '../evidence/evidence-settings';
 import { createGatewayEvents, type GatewayEvents } from '../gateway-events';
 import { createMerchantAccountService, type MerchantAccountService } from '../merchants/account-service';
 import { createRegistrationService, type RegistrationService } from '../merchants/registration-service';
@@ -12,8 +14,10 @@ import type { GatewayServiceDeps } from '../service-deps';
 import type { GatewayStores } from '../store/gateway-stores';
 import { createBearerAuth, type BearerAuth } from './bearer-auth';
 import { merchantRoutes } from './merchant-routes';
-import { defaultGatewayRateLimits, type GatewayRateLimits } from './rate-limit';
+import { createEvidenceAccess, evidenceRoutes, type EvidenceAccess } from './evidence-routes';
+import { defaultEvidenceRateLimits, defaultGatewayRateLimits, type EvidenceRateLimits, type GatewayRateLimits } from './rate-limit';
 import { receiveRoutes } from './receive-routes';
+import { recoverSettlementRoutes } from './recovery-routes';
 import { refRoutes } from './ref-routes';
 
 /** Everything {@link createGateway} wires together. */
@@ -38,6 +42,21 @@ export interface GatewayDeps extends GatewayServiceDeps {
   readonly rateLimits?: GatewayRateLimits;
   /** x402 payments (signing key, facilitator, chain clients); without them `/receive` is not served. */
   readonly payments?: PaymentOptions;
+  /**
+   * Chain evidence: `/verify-receipt`, `/tx/:txHash` and `/txs` (chain clients, previous receipt signers,
+   * deployment policy, bounds); without it those routes are not served. The current receipt signer is
+   * the payment signer's address unless `evidence.receiptSigner` names another. Its `access` policy also
+   * governs `/recover-settlement`, which is served with `payments` alone (`public` without `evidence`).
+   */
+  readonly evidence?: EvidenceOptions;
+  /**
+   * Limiter of the evidence routes. Default: in memory per instance (`createMemoryRateLimiter`, up to
+   * 50 000 client addresses), like `/receive`: these routes read the chain, not the database, and a shared
+   * SQL limiter would add a database write to each. With N instances a client gets up to N times the limit.
+   */
+  readonly evidenceRateLimiter?: RateLimiter;
+  /** Per-route limits of the evidence routes; {@link defaultEvidenceRateLimits} by default. */
+  readonly evidenceRateLimits?: EvidenceRateLimits;
 }
 
 /** The gateway's services, its bearer authentication and its route table entries. */
@@ -50,12 +69,22 @@ export interface Gateway {
   readonly events: GatewayEvents;
   /** Negotiation, settlement, receipts and recovery, when `deps.payments` was given. */
   readonly payments: Payments | undefined;
-  /** Every merchant, ref and receive route; serve them with `defineRoutes({ routes, renderError: renderGatewayError })`. */
+  /** Receipt verification, transaction status and transfer history, when `deps.evidence` was given. */
+  readonly evidence: EvidenceServices | undefined;
+  /**
+   * The deployment policy of the evidence routes and `/recover-settlement` (`deps.evidence.access`,
+   * `public` by default): mount any other chain-evidence route behind `evidenceAccess.middleware(…)`.
+   */
+  readonly evidenceAccess: EvidenceAccess;
+  /**
+   * Every merchant, ref, receive and evidence route (`/recover-settlement` with payments, behind
+   * `evidenceAccess`); serve them with `defineRoutes({ routes, renderError: renderGatewayError })`.
+   */
   readonly routes: Route[];
 }
 
 /**
- * Wires the gateway's merchant, ref and payment features: services over the stores each one needs, bearer
+ * Wires the gateway's merchant, ref, payment and chain-evidence features: services over the stores each one needs, bearer
  * auth, rate limits (`/receive` per instance, in memory, unless `receiveRateLimiter` says otherwise) and
  * routes. The negotiation's status cache listens to `events`, so revoking a ref or retiring a payTo through
  * this instance is seen by its next 402 at once. Mount the routes in a table whose `renderError` is
@@ -93,14 +122,27 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const refs = createRefService(services);
   const auth = createBearerAuth(accounts);
   const rateLimits = deps.rateLimits ?? defaultGatewayRateLimits;
+  const evidence = deps.evidence === undefined ? undefined : createEvidenceServices({ ...services, evidence: deps.evidence, paymentSigner: deps.payments?.signer.address });
+  const evidenceAccess = createEvidenceAccess({
+    mode: deps.evidence?.access ?? 'public',
+    auth,
+    stores: deps.stores,
+    rateLimiter: deps.evidenceRateLimiter ?? createMemoryRateLimiter({ clock: deps.clock, maxKeys: 50_000 }),
+    rateLimits: deps.evidenceRateLimits ?? defaultEvidenceRateLimits,
+  });
   const routes = [
     ...merchantRoutes({ registration, accounts, auth, rateLimiter: deps.rateLimiter, rateLimits }),
     ...refRoutes({ refs, auth, rateLimiter: deps.rateLimiter, rateLimits }),
     ...(payments === undefined
       ? []
       : receiveRoutes({ payments, rateLimiter: deps.receiveRateLimiter ?? createMemoryRateLimiter({ clock: deps.clock, maxKeys: 50_000 }), rateLimit: rateLimits.receive })),
+    // Recovery reads the chain like the evidence routes, so it follows their policy and limits.
+    ...(payments === undefined
+      ? []
+      : recoverSettlementRoutes({ payments, middleware: evidenceAccess.middleware('recoverSettlement'), viewerOf: (request) => evidenceAccess.viewerOf(request) })),
+    ...(evidence === undefined ? [] : evidenceRoutes({ evidence, access: evidenceAccess })),
   ];
-  return { registration, accounts, refs, auth, events, payments, routes };
+  return { registration, accounts, refs, auth, events, payments, evidence, evidenceAccess, routes };
 }
 
 /**

@@ -33,6 +33,38 @@ export const defaultGatewayRateLimits: GatewayRateLimits = Object.freeze({
 });
 
 /**
+ * Limits of the chain-evidence routes per client address. Each request costs RPC calls (a `/txs` page up
+ * to `historyScanBlocks / maxBlockSpan` of them), so these protect the RPC budget as much as the server.
+ */
+export interface EvidenceRateLimits {
+  /** `POST /verify-receipt`. */
+  readonly verifyReceipt: RateLimitRule;
+  /** `GET /tx/:txHash`. */
+  readonly txStatus: RateLimitRule;
+  /** `GET /txs`. */
+  readonly txHistory: RateLimitRule;
+  /** `POST /recover-settlement`. */
+  readonly recoverSettlement: RateLimitRule;
+}
+
+/**
+ * Default evidence limits per client address: 120 receipt verifications and 120 transaction lookups a
+ * minute, 30 history pages and 30 settlement recoveries a minute.
+ *
+ * @example
+ * ```ts
+ * import { defaultEvidenceRateLimits } from '@tollgate/core/gateway';
+ * const limits = { ...defaultEvidenceRateLimits, txHistory: { limit: 10, windowMs: 60_000 } };
+ * ```
+ */
+export const defaultEvidenceRateLimits: EvidenceRateLimits = Object.freeze({
+  verifyReceipt: { limit: 120, windowMs: 60_000 },
+  txStatus: { limit: 120, windowMs: 60_000 },
+  txHistory: { limit: 30, windowMs: 60_000 },
+  recoverSettlement: { limit: 30, windowMs: 60_000 },
+});
+
+/**
  * A route middleware spending one request of the client's budget for `name`, before the body is read.
  * Over the limit it refuses with `rate_limited` and a `Retry-After` header (whole seconds, rounded
  * up). The key is `gateway:<name>:<client address>`; configure the adapter's address resolver when

@@ -1,13 +1,12 @@
-import { GatewayError, gatewayErrorCodes } from '../../errors/gateway';
-import { renderGatewayError } from '../../errors/render';
+import { gatewayErrorCodes } from '../../errors/gateway';
 import { cors } from '../../http/cors';
 import { route } from '../../http/routes';
-import type { HttpResponse, Middleware, Route } from '../../http/types';
+import type { Middleware, Route } from '../../http/types';
 import type { RateLimiter, RateLimitRule } from '../../storage/rate-limit/rate-limiter';
 import { x402HeaderNames } from '../../x402/headers';
 import type { Payments } from '../payments/payments';
-import type { SettlementResult } from '../payments/settlement';
 import { gatewayRateLimit } from './rate-limit';
+import { settlementHttpResponse } from './settlement-http';
 
 /** What the receive routes need. */
 export interface ReceiveRouteDeps {
@@ -20,7 +19,6 @@ export interface ReceiveRouteDeps {
 
 const json = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' } as const;
 const paymentRequiredHeader = x402HeaderNames.paymentRequired.toLowerCase();
-const paymentResponseHeader = x402HeaderNames.paymentResponse.toLowerCase();
 
 /**
  * CORS of `/receive`: any origin (payers pay from any page), `PAYMENT-SIGNATURE` allowed in
@@ -32,27 +30,7 @@ export const receiveCors = cors({
   exposeHeaders: ['payment-required', 'payment-response', 'retry-after'],
 });
 
-/**
- * The HTTP form of a settlement result: a final answer as stored (200 settled, or `settlement_failed`'s
- * status from the gateway table), or `settlement_pending` rendered by the gateway renderer (its status,
- * `Retry-After`), each with its `PAYMENT-RESPONSE`. Errors are thrown and rendered by the table.
- */
-function settlementResponse(result: SettlementResult): HttpResponse {
-  if (result.kind === 'final') {
-    return {
-      status: result.answer.outcome === 'settled' ? 200 : gatewayErrorCodes.settlement_failed.status,
-      headers: { ...json, [paymentResponseHeader]: result.answer.paymentResponse },
-      body: result.answer.body,
-    };
-  }
-  const pending = renderGatewayError(
-    new GatewayError('settlement_pending', 'The payment was submitted for settlement and its outcome is not known yet; retry the same PAYMENT-SIGNATURE later.', {
-      details: { paymentId: result.paymentId, ...(result.transaction === null ? {} : { transaction: result.transaction }) },
-      retryAfterSeconds: result.retryAfterSeconds,
-    }),
-  );
-  return { status: pending.status, headers: { ...pending.headers, [paymentResponseHeader]: result.paymentResponse }, body: JSON.stringify(pending.body) };
-}
+const pendingMessage = 'The payment was submitted for settlement and its outcome is not known yet; retry the same PAYMENT-SIGNATURE later.';
 
 /**
  * The x402 receive route, `GET /receive/:payTo?ref=<refId>[&amount=<atomic>]`:
@@ -91,7 +69,7 @@ export function receiveRoutes(deps: ReceiveRouteDeps): Route[] {
           const negotiated = await negotiation.negotiate(receive);
           return { status: gatewayErrorCodes.payment_required.status, headers: { ...json, [paymentRequiredHeader]: negotiated.header }, body: negotiated.body };
         }
-        return settlementResponse(await settlement.settle({ ...receive, paymentSignature }));
+        return settlementHttpResponse(await settlement.settle({ ...receive, paymentSignature }), { message: pendingMessage });
       },
     }),
     route({

@@ -1,7 +1,9 @@
 import type { RouteTable } from '../../http/types';
 import type { SqlClient } from '../../storage/sql-client';
 import type { Clock } from '../../time/clock';
-import { deriveLicenseAdminKeys } from './admin-keys';
+import { releaseOperations } from '../releases/release-operations';
+import { deriveReleaseVariantKey } from '../releases/release-variant';
+import { deriveLicenseAdminKeys, deriveLicenseSubkey, licenseSubkeyLabels } from './admin-keys';
 import type { AdminOperation } from './admin-operation';
 import { createAdminRouteTable } from './admin-route-table';
 import { createSqlAdminTokenStore } from './admin-token-store';
@@ -22,7 +24,7 @@ export interface LicenseAdminApiOptions {
   readonly tokenPrefix: string;
   /** `ADMIN_REALM`. */
   readonly realm: string;
-  /** Operations of the resources beyond this module's own (products, audit). */
+  /** Operations of the resources beyond this module's own (products, audit, releases). */
   readonly operations?: readonly AdminOperation[];
   readonly onUnexpectedError?: (error: unknown) => void;
 }
@@ -48,7 +50,10 @@ export interface LicenseAdminApi {
 export function createLicenseAdminApi(options: LicenseAdminApiOptions): LicenseAdminApi {
   const keys = deriveLicenseAdminKeys(options.masterKey);
   const journal = createSqlIdempotencyJournal(options.sql, { sealKey: keys.answerSeal });
-  const operations = [...productOperations(createSqlVendorStore), ...auditOperations(options.audit), ...(options.operations ?? [])];
+  // Releases are built here: they need only the database and a subkey, and announce their changes on the
+  // database handle's channel, where release gates built over the same handle listen.
+  const releases = releaseOperations({ sql: options.sql, variantKey: deriveReleaseVariantKey(options.masterKey) });
+  const operations = [...productOperations(createSqlVendorStore, deriveLicenseSubkey(options.masterKey, licenseSubkeyLabels.alertSigning)), ...auditOperations(options.audit), ...releases, ...(options.operations ?? [])];
   const table = createAdminRouteTable(operations, {
     sql: options.sql,
     tokens: createSqlAdminTokenStore(options.sql),

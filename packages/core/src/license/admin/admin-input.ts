@@ -21,6 +21,8 @@ import type { SqlClient } from '../../storage/sql-client';
  * ```
  */
 export function parseAdminInput<Schema extends v.GenericSchema>(schema: Schema, input: unknown): v.InferOutput<Schema> {
+  // Every Admin body and query is a JSON object; valibot's object schemas would take an array as one.
+  if (Array.isArray(input)) throw new AdminError('invalid_request', 'Invalid request. body: a JSON object, not an array.');
   const result = v.safeParse(schema, input);
   if (result.success) return result.output;
   const problems = result.issues.slice(0, 3).map((issue) => `${v.getDotPath(issue) ?? (input === undefined ? 'body' : 'request')}: ${issue.message}`);

@@ -20,12 +20,51 @@ export interface LicenseAdminKeys {
   readonly requestFingerprint: Uint8Array;
 }
 
+/** The HKDF-SHA-256 salt of every subkey of `LICENSE_MASTER_KEY`. */
+export const licenseSubkeySalt = 'tollgate/license';
+
+/**
+ * Derives one purpose-specific 32-byte subkey from the license master key: HKDF-SHA-256 with salt
+ * `tollgate/license` and the purpose's label as `info`. The master key itself never keys anything: every
+ * use (sealing epoch keys, keyed hashes, sealed journal answers, asset keys) takes its own subkey, so a
+ * leak of one says nothing about the others, and one master key can never be used under two algorithms.
+ * A label names its format version (`…/v1`); changing a label orphans whatever its subkey sealed or
+ * hashed.
+ *
+ * @param masterKey - The 32-byte `LICENSE_MASTER_KEY`.
+ * @param label - The purpose, e.g. `licenseSubkeyLabels.epochKeySeal`.
+ * @returns 32 bytes.
+ * @throws TypeError when the master key is not 32 bytes or the label is empty.
+ * @example
+ * ```ts
+ * import { deriveLicenseSubkey, licenseSubkeyLabels } from '@tollgate/core';
+ * const sealKey = deriveLicenseSubkey(masterKey, licenseSubkeyLabels.epochKeySeal);
+ * ```
+ */
+export function deriveLicenseSubkey(masterKey: Uint8Array, label: string): Uint8Array {
+  if (!(masterKey instanceof Uint8Array) || masterKey.length !== 32) throw new TypeError('The license master key must be exactly 32 bytes.');
+  if (typeof label !== 'string' || label.length === 0) throw new TypeError('A subkey label names its purpose.');
+  return hkdf(sha256, masterKey, utf8Encode(licenseSubkeySalt), utf8Encode(label), 32);
+}
+
 /** HKDF-SHA-256 info labels of the subkeys (salt `tollgate/license`). Stable: changing one orphans stored hashes. */
 export const licenseAdminKeyLabels = {
   tokenHash: 'tollgate/license/admin-token-hash/v1',
   licenseKeyHash: 'tollgate/license/license-key-hash/v1',
   answerSeal: 'tollgate/license/idempotency-answer-seal/v1',
   requestFingerprint: 'tollgate/license/idempotency-fingerprint/v1',
+} as const;
+
+/**
+ * Every registered purpose of the license master key (the Admin labels plus the trust chain's). A new
+ * use of `LICENSE_MASTER_KEY` adds its label here, so two purposes can never share a subkey by accident.
+ */
+export const licenseSubkeyLabels = {
+  ...licenseAdminKeyLabels,
+  /** XChaCha20-Poly1305 key of sealed epoch private keys (format version 1, epoch-key-seal.ts). */
+  epochKeySeal: 'tollgate/license/epoch-key-seal/v1',
+  /** Root of the HMAC keys that sign suspicion-alert webhooks (one per product, `suspicionAlertKey`). */
+  alertSigning: 'tollgate/license/alert-webhook/v1',
 } as const;
 
 /**
@@ -41,9 +80,7 @@ export const licenseAdminKeyLabels = {
  * ```
  */
 export function deriveLicenseAdminKeys(masterKey: Uint8Array): LicenseAdminKeys {
-  if (!(masterKey instanceof Uint8Array) || masterKey.length !== 32) throw new TypeError('The license master key must be exactly 32 bytes.');
-  const salt = utf8Encode('tollgate/license');
-  const derive = (label: string) => hkdf(sha256, masterKey, salt, utf8Encode(label), 32);
+  const derive = (label: string) => deriveLicenseSubkey(masterKey, label);
   return Object.freeze({
     tokenHash: derive(licenseAdminKeyLabels.tokenHash),
     licenseKeyHash: derive(licenseAdminKeyLabels.licenseKeyHash),

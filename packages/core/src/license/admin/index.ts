@@ -1,5 +1,5 @@
 export { adminScopes, isAdminScope, scopeSatisfied, type AdminScope } from './scopes';
-export { deriveLicenseAdminKeys, licenseAdminKeyLabels, type LicenseAdminKeys } from './admin-keys';
+export { deriveLicenseAdminKeys, deriveLicenseSubkey, licenseAdminKeyLabels, licenseSubkeyLabels, licenseSubkeySalt, type LicenseAdminKeys } from './admin-keys';
 export {
   adminTokenHash,
   adminTokenLength,

@@ -7,6 +7,7 @@ import { checkPublicHttpsUrl } from '../../net/url-safety';
 import { adminOperation, type AdminOperation } from './admin-operation';
 import { adminPathId, parseAdminInput } from './admin-input';
 import type { SqlClient } from '../../storage/sql-client';
+import { suspicionAlertKey } from '../suspicion/suspicion-alert-delivery';
 import type { ProductRecord, VendorStore } from './vendor-store';
 
 const alertWebhookSchema = v.strictObject({
@@ -17,18 +18,31 @@ const alertWebhookSchema = v.strictObject({
   threshold: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100)),
 });
 
-/** The alert-webhook view of a product. */
-function alertView(product: ProductRecord) {
-  return { product_id: product.productId, alert_webhook: product.alertWebhook === null ? null : { ...product.alertWebhook }, updated_at: product.updatedAt.toISOString() };
+/**
+ * The alert-webhook view of a product. With the signing root it also carries the product's alert signing
+ * key (`signing_key_id`, `signing_secret`): the receiver needs it to verify deliveries, and it is derived
+ * from the master key, so it is the same on every read and stored nowhere.
+ */
+function alertView(product: ProductRecord, alertSigningRoot: Uint8Array | undefined) {
+  const key = alertSigningRoot === undefined ? undefined : suspicionAlertKey(alertSigningRoot, product.productId);
+  return {
+    product_id: product.productId,
+    alert_webhook: product.alertWebhook === null ? null : { ...product.alertWebhook },
+    ...(key === undefined ? {} : { signing_key_id: key.keyId, signing_secret: key.secret }),
+    updated_at: product.updatedAt.toISOString(),
+  };
 }
 
 /**
  * `GET` and `PATCH /v1/admin/products/:productId/alert-webhook` (scope `products:rw`): the per-product
  * suspicion-alert webhook, `url` (https, public host) and `threshold` (1 to 100). `PATCH` with
  * `{ "alert_webhook": null }` is not offered: set a new URL instead (a product always alerts somewhere
- * once configured). Another vendor's product is `not_found`.
+ * once configured). Another vendor's product is `not_found`. Both answer the product's alert signing key
+ * (`signing_key_id`, `signing_secret`) when `alertSigningRoot` is given: deliveries are signed with it
+ * (`Tollgate-Signature`, the recipe of merchant notifications).
  *
  * @param vendors - The vendor store to read and write through (rebuilt over the call's transaction).
+ * @param alertSigningRoot - The `alertSigning` subkey of `LICENSE_MASTER_KEY`.
  * @returns The operations.
  * @example
  * ```ts
@@ -36,7 +50,7 @@ function alertView(product: ProductRecord) {
  * const operations = productOperations(createSqlVendorStore);
  * ```
  */
-export function productOperations(vendors: (sql: SqlClient) => VendorStore): AdminOperation[] {
+export function productOperations(vendors: (sql: SqlClient) => VendorStore, alertSigningRoot?: Uint8Array): AdminOperation[] {
   return [
     adminOperation({
       method: 'GET',
@@ -46,7 +60,7 @@ export function productOperations(vendors: (sql: SqlClient) => VendorStore): Adm
       run: async (call) => {
         const product = await vendors(call.sql).getProduct(call.actor.vendorId, adminPathId(call.params.productId, 'product'));
         if (product === undefined) throw new AdminError('not_found', 'No such product.');
-        return { body: alertView(product) };
+        return { body: alertView(product, alertSigningRoot) };
       },
     }),
     adminOperation({
@@ -69,7 +83,7 @@ export function productOperations(vendors: (sql: SqlClient) => VendorStore): Adm
             threshold: config.threshold,
           },
         });
-        return { body: alertView(product) };
+        return { body: alertView(product, alertSigningRoot) };
       },
     }),
   ];

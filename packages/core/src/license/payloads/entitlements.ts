@@ -2,15 +2,31 @@ import * as v from 'valibot';
 import { cborRecord, field, type CborRecordSpec } from '../cbor-record';
 import { sortedTextListSchema, textSchema, uintSchema } from '../schemas';
 
-const featureNameSchema = textSchema(1, 128);
+/**
+ * Feature and limit names are visible ASCII (0x21–0x7E), 1 to 128 characters. Restricting them to ASCII
+ * makes "strictly ascending" mean the same thing in every language: for ASCII, JavaScript's UTF-16 code
+ * unit order, UTF-8 byte order (Go, Rust, C) and code point order (Python) all agree, whereas for other
+ * text they do not (U+FFFD sorts after U+1F600 in UTF-16 and before it in UTF-8). Catalog identifiers,
+ * which entitlements are resolved from, are ASCII already.
+ *
+ * @example
+ * ```ts
+ * import { entitlementNamePattern } from '@tollgate/core';
+ * entitlementNamePattern.test('export.pdf'); // true
+ * entitlementNamePattern.test('exporté'); // false
+ * ```
+ */
+export const entitlementNamePattern = /^[\x21-\x7e]{1,128}$/;
+
+const featureNameSchema = v.pipe(textSchema(1, 128), v.regex(entitlementNamePattern, 'feature and limit names are visible ASCII (0x21–0x7E)'));
 
 /**
  * What a license grants, as credentials and tickets carry it.
  *
  * | key | field | CBOR |
  * |---|---|---|
- * | 0 | features | array of text (1–128 bytes), strictly ascending, at most 256 |
- * | 1 | limits | map text → int (−1 = unlimited), at most 64 entries |
+ * | 0 | features | array of text (visible ASCII, 1–128 characters), strictly ascending, at most 256 |
+ * | 1 | limits | map text (same names) → int (−1 = unlimited), at most 64 entries |
  * | 2 | tier | text, 1–64 bytes |
  * | 3 | catalogVersion | uint |
  */

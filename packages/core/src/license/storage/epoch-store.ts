@@ -2,7 +2,7 @@ import { constantTimeEqual, generateEd25519KeyPair, hexEncode, randomBytes, type
 import type { SqlClient } from '../../storage/sql-client';
 import { systemClock, unixSeconds, type Clock } from '../../time/clock';
 import { encodeEpochCertificateRequest, verifyEpochCertificate, type VerifiedEpoch } from '../epoch-certificate';
-import { openEpochPrivateKey, sealEpochPrivateKey } from '../epoch-key-seal';
+import { isLegacySealedEpochKey, openEpochPrivateKey, sealEpochPrivateKey } from '../epoch-key-seal';
 import { licenseWireLengths } from '../protocol';
 import { TrustChainError } from '../trust-chain-error';
 import type { EpochKey, SignatureVerifier } from '../verify-artifact';
@@ -21,6 +21,11 @@ export interface StoredEpoch extends EpochKey {
   readonly certificate: Uint8Array | undefined;
   readonly createdAt: Date;
   readonly activatedAt: Date | undefined;
+  /**
+   * When its sealed private key was wiped (revoked, or past its window: see `wipeRetiredEpochKeys`);
+   * `undefined` while the key is stored.
+   */
+  readonly keyWipedAt: Date | undefined;
 }
 
 type EpochRow = {
@@ -33,9 +38,10 @@ type EpochRow = {
   certificate: Uint8Array | null;
   created_at: Date;
   activated_at: Date | null;
+  key_wiped_at: Date | null;
 };
 
-const epochColumns = 'epoch_id, public_key, product_scope, not_before, not_after, status, certificate, created_at, activated_at';
+const epochColumns = 'epoch_id, public_key, product_scope, not_before, not_after, status, certificate, created_at, activated_at, key_wiped_at';
 
 function toStoredEpoch(row: EpochRow): StoredEpoch {
   return Object.freeze({
@@ -49,6 +55,7 @@ function toStoredEpoch(row: EpochRow): StoredEpoch {
     certificate: row.certificate ?? undefined,
     createdAt: row.created_at,
     activatedAt: row.activated_at ?? undefined,
+    keyWipedAt: row.key_wiped_at ?? undefined,
   });
 }
 
@@ -147,6 +154,11 @@ export async function activateEpochCertificate(sql: SqlClient, options: Activate
     if (row === undefined) throw new TrustChainError('unknown_epoch', `No epoch ${epoch.epochIdHex} was created on this server.`, { details: { epochId: epoch.epochIdHex } });
     const stored = toStoredEpoch(row);
     if (stored.status === 'revoked') throw new TrustChainError('epoch_revoked', `Epoch ${epoch.epochIdHex} is revoked.`, { details: { epochId: epoch.epochIdHex } });
+    if (stored.keyWipedAt !== undefined) {
+      throw new TrustChainError('unknown_epoch', `The private key of epoch ${epoch.epochIdHex} was wiped (its window has passed): create a new epoch.`, {
+        details: { epochId: epoch.epochIdHex },
+      });
+    }
     const matches =
       constantTimeEqual(stored.publicKey, epoch.publicKey) &&
       stored.notBefore === epoch.notBefore &&
@@ -206,12 +218,47 @@ export interface LoadedEpochSigningKeys {
   readonly keys: EpochSigningKey[];
   /** Epochs skipped because their key did not open; each one is reported, none stops the others. */
   readonly unopenable: UnopenableEpoch[];
+  /** Epoch ids (hex) whose keys this call wiped because they can never sign again. */
+  readonly wiped: string[];
 }
 
 /**
- * Opens the private keys of the active, unexpired epochs (the ones the server may sign with). An epoch
- * whose key does not open (sealed under another master key, or altered) is skipped and reported in
- * `unopenable`, so one bad row never stops the others from signing.
+ * Wipes the sealed private keys that can never sign again: those of epochs whose window has ended
+ * (`notAfter ≤ now`, whatever their status) and of revoked epochs (the database already wipes those in
+ * the revoking statement, migration 012; this catches rows from before it). A wiped key is never
+ * restored (the database refuses it). `loadEpochSigningKeys` runs it before opening keys, so every
+ * keyset rebuild of every instance wipes what expired since; a CLI or job may also run it.
+ *
+ * Wiping overwrites the column; PostgreSQL keeps the old row version until `VACUUM` reclaims it, and
+ * backups taken before keep the sealed key (still encrypted under the master key).
+ *
+ * @param sql - The database.
+ * @param options - `now` (unix seconds) and the clock of `key_wiped_at`.
+ * @returns The epoch ids (hex) wiped by this call.
+ *
+ * @example
+ * ```ts
+ * import { wipeRetiredEpochKeys } from '@tollgate/core';
+ * const wiped = await wipeRetiredEpochKeys(sql, { now: Math.floor(Date.now() / 1000) });
+ * ```
+ */
+export async function wipeRetiredEpochKeys(sql: SqlClient, options: { now: number; clock?: Clock }): Promise<string[]> {
+  const { rows } = await sql.query<{ epoch_id: Uint8Array }>(
+    `UPDATE license_epochs SET sealed_private_key = NULL, key_wiped_at = $2
+      WHERE sealed_private_key IS NOT NULL AND (not_after <= $1 OR status = 'revoked')
+      RETURNING epoch_id`,
+    [options.now, new Date((options.clock ?? systemClock).now())],
+  );
+  return rows.map((row) => hexEncode(row.epoch_id)).sort();
+}
+
+/**
+ * Opens the private keys of the active, unexpired epochs (the ones the server may sign with). First it
+ * wipes the keys that can never sign again ({@link wipeRetiredEpochKeys}). An epoch whose key does not
+ * open (sealed under another master key, or altered) is skipped and reported in `unopenable`, so one
+ * bad row never stops the others from signing. A key still in the legacy unversioned form is re-sealed
+ * in the current form (`sealEpochPrivateKey`) once it opened; the update only applies if the row still
+ * holds the bytes that were read.
  *
  * @param sql - The database.
  * @param options - Master key and time (unix seconds).
@@ -227,19 +274,31 @@ export interface LoadedEpochSigningKeys {
  * ```
  */
 export async function loadEpochSigningKeys(sql: SqlClient, options: { masterKey: Uint8Array; now: number }): Promise<LoadedEpochSigningKeys> {
+  const wiped = await wipeRetiredEpochKeys(sql, { now: options.now });
   const { rows } = await sql.query<EpochRow & { sealed_private_key: Uint8Array }>(
-    `SELECT ${epochColumns}, sealed_private_key FROM license_epochs WHERE status = 'active' AND not_after > $1 ORDER BY not_before, epoch_id`,
+    `SELECT ${epochColumns}, sealed_private_key FROM license_epochs
+      WHERE status = 'active' AND not_after > $1 AND sealed_private_key IS NOT NULL ORDER BY not_before, epoch_id`,
     [options.now],
   );
   const keys: EpochSigningKey[] = [];
   const unopenable: UnopenableEpoch[] = [];
   for (const row of rows) {
     const epoch = toStoredEpoch(row);
+    let privateKey: Uint8Array;
     try {
-      keys.push({ epoch, privateKey: openEpochPrivateKey(options.masterKey, row.epoch_id, row.sealed_private_key) });
+      privateKey = openEpochPrivateKey(options.masterKey, row.epoch_id, row.sealed_private_key);
     } catch (error) {
       unopenable.push({ epoch, error });
+      continue;
     }
+    if (isLegacySealedEpochKey(row.sealed_private_key)) {
+      await sql.query('UPDATE license_epochs SET sealed_private_key = $2 WHERE epoch_id = $1 AND sealed_private_key = $3', [
+        row.epoch_id,
+        sealEpochPrivateKey(options.masterKey, row.epoch_id, privateKey),
+        row.sealed_private_key,
+      ]);
+    }
+    keys.push({ epoch, privateKey });
   }
-  return { keys, unopenable };
+  return { keys, unopenable, wiped };
 }

@@ -7,6 +7,11 @@ import catalogPoliciesSql from './migrations/005_catalog_policies.sql';
 import accountsSql from './migrations/006_accounts.sql';
 import licensesMachinesSql from './migrations/007_licenses_machines.sql';
 import auditTruncateGuardSql from './migrations/008_audit_truncate_guard.sql';
+import releasesSql from './migrations/009_releases.sql';
+import clientProtocolSql from './migrations/010_client_protocol.sql';
+import accountSessionsSql from './migrations/011_account_sessions.sql';
+import trustChainHardeningSql from './migrations/012_trust_chain_hardening.sql';
+import suspicionAlertsSql from './migrations/013_suspicion_alerts.sql';
 
 /**
  * The license service's tables (`license_…`): the `license` migration domain. Run after
@@ -28,4 +33,9 @@ export const licenseMigrations: MigrationSet = defineMigrations('license', {
   '006_accounts.sql': accountsSql,
   '007_licenses_machines.sql': licensesMachinesSql,
   '008_audit_truncate_guard.sql': auditTruncateGuardSql,
+  '009_releases.sql': releasesSql,
+  '010_client_protocol.sql': clientProtocolSql,
+  '011_account_sessions.sql': accountSessionsSql,
+  '012_trust_chain_hardening.sql': trustChainHardeningSql,
+  '013_suspicion_alerts.sql': suspicionAlertsSql,
 });

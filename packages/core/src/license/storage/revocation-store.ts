@@ -73,6 +73,11 @@ export interface PublishRevocationBatchOptions {
  * never fork and never skip), signs the batch with `signer`, checks that clients can verify it, stores
  * the envelope, and withdraws the epochs it names. If any step fails, nothing is published.
  *
+ * **Dated forward only.** The batch's `issuedAt` is the later of the clock and the previous batch's
+ * `issuedAt`, assigned by the same upsert that bumps the head: along the feed `issuedAt` never
+ * decreases (clients refuse a batch dated before the last one they applied, which is what stops the
+ * key of an expired epoch from signing a back-dated batch that a client would accept).
+ *
  * **Only verifiable batches are published.** The signer's `kid` must name a stored epoch that is
  * active, global (no product scope) and valid at the batch's `issuedAt`, and the signed envelope must
  * verify with that epoch's stored public key (`verifyArtifact`, as a client would); otherwise
@@ -80,8 +85,9 @@ export interface PublishRevocationBatchOptions {
  *
  * **Revoking epochs.** Naming epoch ids in a batch is how an epoch is revoked: in the same transaction
  * the named `active` epochs become `revoked` (`revoked_at` set), so no instance signs with them after
- * its next keyset refresh, and the named `pending` ones are deleted (never certified here, they can never
- * be activated). Revoked epochs' certificates stay in the keyset (`buildKeyset`), so the batches they
+ * its next keyset refresh (at once where instances listen for change notices), their sealed private
+ * keys are wiped by the database in the same statement (migration 012), and the named `pending` ones
+ * are deleted (never certified here, they can never be activated). Revoked epochs' certificates stay in the keyset (`buildKeyset`), so the batches they
  * signed before stay verifiable; clients learn of the revocation from this batch. A batch may revoke the
  * epoch that signs it (it was signed before the revocation took effect).
  *
@@ -117,12 +123,18 @@ export async function publishRevocationBatch(
   }
   const clock = options.clock ?? systemClock;
   return sql.transaction(async (tx) => {
-    const { rows } = await tx.query<{ seq: string }>(
-      `INSERT INTO license_revocation_head AS head (singleton, seq) VALUES (true, 1)
-       ON CONFLICT (singleton) DO UPDATE SET seq = head.seq + 1 RETURNING seq`,
+    // One upsert bumps `seq` and dates the batch no earlier than the previous one (migration 012 refuses
+    // any other change): `issuedAt` never goes backwards along the feed, whatever this instance's clock
+    // says, so clients can refuse a batch dated before the last one they applied.
+    const { rows } = await tx.query<{ seq: string; issued_at: string }>(
+      `INSERT INTO license_revocation_head AS head (singleton, seq, issued_at) VALUES (true, 1, $1)
+       ON CONFLICT (singleton) DO UPDATE SET seq = head.seq + 1, issued_at = GREATEST(head.issued_at, EXCLUDED.issued_at)
+       RETURNING seq, issued_at`,
+      [unixSeconds(clock)],
     );
-    const seq = Number((rows[0] as { seq: string }).seq);
-    const issuedAt = unixSeconds(clock);
+    const head = rows[0] as { seq: string; issued_at: string };
+    const seq = Number(head.seq);
+    const issuedAt = Number(head.issued_at);
     const epoch = await loadBatchSigningEpoch(tx, signer, issuedAt);
     const batch: RevocationBatch = { protoVersion: 1, seq, issuedAt, licenseIds, machineIds, epochIds };
     const envelope = await signArtifact('revocation-batch', batch, { signer });

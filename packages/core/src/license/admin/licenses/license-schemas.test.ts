@@ -24,6 +24,8 @@ describe('license request schemas', () => {
 
   it('refuse counts outside 1–100, unknown fields and zone-less or impossible dates', () => {
     expect(refusal(() => parseAdminInput(issueLicensesSchema, { policy_id: policyId, count: 0 }))).toMatch(/count/);
+    // An array is not an empty object: valibot's object schemas alone would accept `[]` for an all-optional body.
+    expect(refusal(() => parseAdminInput(revokeBodySchema, []))).toMatch(/not an array/);
     expect(refusal(() => parseAdminInput(issueLicensesSchema, { policy_id: policyId, count: 101 }))).toMatch(/count/);
     expect(refusal(() => parseAdminInput(issueLicensesSchema, { policy_id: policyId, count: 1.5 }))).toMatch(/count/);
     expect(refusal(() => parseAdminInput(issueLicensesSchema, { policy_id: policyId, count: 1, key: 'mine' }))).toMatch(/key/);

@@ -1,0 +1,162 @@
+import { systemClock, unixSeconds, type ArtifactKind, type Clock, type SignatureVerifier, type VerifiedArtifact, type VerifiedKeyset } from '@tollgate/core';
+import { LicenseRequestError, RevocationFeedError } from './errors';
+import type { KeysetFetcher } from './keyset-fetcher';
+import type { RevocationFollower } from './revocation-follower';
+import { verifyArtifact } from './verify';
+
+/** The kinds an app verifies (certificates come inside keysets, batches through the follower). */
+export type AppArtifactKind = Exclude<ArtifactKind, 'epoch-certificate' | 'revocation-batch'>;
+
+/** One day in seconds. */
+const day = 86_400;
+
+/** Options of {@link createArtifactVerifier}. */
+export interface ArtifactVerifierOptions {
+  /** The verified keyset source: a `KeysetFetcher` (its `current()` is what artifacts verify against). */
+  keysets: Pick<KeysetFetcher, 'get' | 'current'>;
+  /** The revocation follower; build it with `keys: () => keysets.get()` over the same server. */
+  revocations: RevocationFollower;
+  /** The product of product-bound kinds, unless a call names another. */
+  productId?: string;
+  /**
+   * How long after the last successful sync of the revocation feed artifacts still verify while the
+   * server cannot be reached: 7 days by default (the validity of an offline activation answer). Past it,
+   * and before the first sync, `verify` fails `stale`.
+   */
+  maxRevocationAgeSeconds?: number;
+  /** How old the last sync may be before `verify` syncs again first: 300 s by default (the keyset's max-age). */
+  refreshAfterSeconds?: number;
+  clock?: Clock;
+  /** Signature check; noble's strict Ed25519 by default. */
+  verify?: SignatureVerifier;
+}
+
+/** Verifies artifacts against the pinned keyset **and** the revocation feed, always both. */
+export interface ArtifactVerifier {
+  /** Fetches the keyset (cached for its max-age), records its revocation epoch, and syncs the feed. */
+  refresh(): Promise<void>;
+  /**
+   * Verifies an artifact with the revoked epochs applied. Syncs first when the last sync is older than
+   * `refreshAfterSeconds` (or has never happened); a network failure then is tolerated only while the
+   * last sync is younger than `maxRevocationAgeSeconds`.
+   */
+  verify<Kind extends AppArtifactKind>(bytes: Uint8Array, kind: Kind, options?: { productId?: string }): Promise<VerifiedArtifact<Kind>>;
+}
+
+/** Failures that say "the server was not reached", not "something is wrong with what it sent". */
+function isUnreachable(error: unknown): boolean {
+  return error instanceof LicenseRequestError && (error.code === 'network_error' || error.code === 'unexpected_response' || (error.status ?? 0) >= 500);
+}
+
+/** The feed head and time a verified artifact states, when its kind carries them. */
+function statedFeedHead(payload: unknown): { revocationEpoch: number; serverTime: number } | undefined {
+  const fields = payload as { revocationEpoch?: unknown; serverTime?: unknown; issuedAt?: unknown };
+  const serverTime = fields.serverTime ?? fields.issuedAt;
+  return typeof fields.revocationEpoch === 'number' && typeof serverTime === 'number' ? { revocationEpoch: fields.revocationEpoch, serverTime } : undefined;
+}
+
+/**
+ * The one verifier an app needs: it ties the keyset (which epochs exist) to the revocation feed (which
+ * of them were revoked), so an artifact signed by a revoked epoch is never accepted. Each `verify`:
+ *
+ * 1. syncs the feed when the last sync is older than `refreshAfterSeconds` (keyset first, so the feed
+ *    is followed up to the revocation epoch the keyset announces);
+ * 2. refuses with `RevocationFeedError` `stale` when the feed was never synced, or when the last sync
+ *    is older than `maxRevocationAgeSeconds` and the server cannot be reached (the cause is attached);
+ *    other refresh failures — a tampered keyset or batch, a rollback — are thrown as they are;
+ * 3. verifies the artifact against the keyset with the follower's revoked epochs (`ArtifactError`);
+ * 4. when the artifact states a revocation epoch newer than the follower's, syncs up to it and verifies
+ *    again, so a ticket never outruns a revocation of its own signer (a failed sync fails the call,
+ *    except for a kill order and an unreachable server: a kill order only ever stops the app); its
+ *    `(revocationEpoch, serverTime)` becomes the follower's signed checkpoint against back-dated batches.
+ *
+ * Persist `revocations.state()` between runs; clock rollback on the device is the client life cycle's
+ * concern (a device whose clock is set back looks freshly synced).
+ *
+ * @param options - Keyset source, follower, product, freshness bounds, clock.
+ * @returns The verifier.
+ *
+ * @example
+ * ```ts
+ * import { createArtifactVerifier, createKeysetFetcher, createRevocationFollower } from '@tollgate/client-sdk';
+ * const baseUrl = 'https://license.example.com';
+ * const keysets = createKeysetFetcher({ baseUrl, pinnedRoots: [ROOT_CURRENT_HEX, ROOT_NEXT_HEX] });
+ * const revocations = createRevocationFollower({ baseUrl, keys: () => keysets.get(), state: loadSavedState() });
+ * const verifier = createArtifactVerifier({ keysets, revocations, productId: 'acme-editor' });
+ * const { payload } = await verifier.verify(ticketBytes, 'validation-ticket');
+ * saveState(revocations.state());
+ * ```
+ */
+export function createArtifactVerifier(options: ArtifactVerifierOptions): ArtifactVerifier {
+  const clock = options.clock ?? systemClock;
+  const maxAge = options.maxRevocationAgeSeconds ?? 7 * day;
+  const refreshAfter = options.refreshAfterSeconds ?? 300;
+  if (!Number.isSafeInteger(maxAge) || maxAge <= 0 || !Number.isSafeInteger(refreshAfter) || refreshAfter < 0) {
+    throw new TypeError('maxRevocationAgeSeconds is a positive and refreshAfterSeconds a non-negative number of seconds');
+  }
+  const { keysets, revocations } = options;
+
+  const refresh = async (): Promise<void> => {
+    const keyset = await keysets.get();
+    revocations.observe(keyset.revocationEpoch);
+    await revocations.sync();
+  };
+
+  /** Syncs when due; returns the keyset to verify with, or throws `stale`. */
+  const ensureFresh = async (now: number): Promise<VerifiedKeyset> => {
+    const syncedAt = revocations.state().syncedAt;
+    let failure: unknown;
+    // A last sync in this device's future (the clock was set back) counts as due too.
+    if (syncedAt === undefined || now - syncedAt >= refreshAfter || syncedAt > now) {
+      try {
+        await refresh();
+      } catch (error) {
+        if (!isUnreachable(error)) throw error;
+        failure = error;
+      }
+    }
+    const lastSync = revocations.state().syncedAt;
+    const keyset = keysets.current();
+    if (lastSync === undefined || keyset === undefined) {
+      throw new RevocationFeedError('stale', 'The revocation feed was never synced: nothing verifies until the license server was reached once.', { cause: failure });
+    }
+    if (now - lastSync > maxAge) {
+      throw new RevocationFeedError('stale', `The revocation feed was last synced ${now - lastSync} s ago (more than ${maxAge} s): go online.`, {
+        details: { syncedAt: lastSync, now, maxRevocationAgeSeconds: maxAge },
+        cause: failure,
+      });
+    }
+    return keyset;
+  };
+
+  const check = <Kind extends AppArtifactKind>(bytes: Uint8Array, kind: Kind, keyset: VerifiedKeyset, productId: string | undefined, now: number) =>
+    verifyArtifact(bytes, kind, keyset, {
+      now,
+      revokedEpochIds: revocations.state().revokedEpochIds,
+      ...(productId === undefined ? {} : { productId }),
+      ...(options.verify === undefined ? {} : { verify: options.verify }),
+    });
+
+  return {
+    refresh,
+    async verify(bytes, kind, call = {}) {
+      const productId = call.productId ?? options.productId;
+      const now = unixSeconds(clock);
+      const keyset = await ensureFresh(now);
+      const verified = check(bytes, kind, keyset, productId, now);
+      const stated = statedFeedHead(verified.payload);
+      if (stated === undefined) return verified;
+      revocations.observeSigned(stated.revocationEpoch, stated.serverTime);
+      if (stated.revocationEpoch <= revocations.state().revocationEpoch) return verified;
+      // The artifact knows of revocations this device has not applied: apply them, then look again.
+      try {
+        await revocations.sync();
+      } catch (error) {
+        // A kill order only ever stops the app, so an unreachable feed does not hold it back.
+        if (kind === 'kill-order' && isUnreachable(error)) return verified;
+        throw error;
+      }
+      return check(bytes, kind, keysets.current() ?? keyset, productId, unixSeconds(clock));
+    },
+  };
+}

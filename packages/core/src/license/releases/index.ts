@@ -1,0 +1,11 @@
+export type { ReleaseGate, ReleaseJudgement, ReleaseState, CompromiseAction } from './release-gate';
+export { createSqlReleaseGate, defaultReleaseGateTtlMs, type SqlReleaseGate, type SqlReleaseGateOptions } from './sql-release-gate';
+export { ReleaseJudgementCache, type ReleaseJudgementCacheLimits } from './release-judgement-cache';
+export { announceReleaseChange, applyReleaseChangeNotice, createReleaseChanges, releaseChangeChannel, releaseChangesOf, type ReleaseChangeListener, type ReleaseChanges } from './release-changes';
+export { compromiseActionRank, releaseColumns, releaseFromRow, releaseStatusOf, releaseView, type ReleaseRecord, type ReleaseRow } from './release-record';
+export { createSqlReleaseStore, type NewRelease, type RegisterReleaseOutcome, type ReleaseStore, type ReleaseTransition } from './release-store';
+export { deprecateReleaseSchema, listReleasesQuerySchema, markCompromisedSchema, registerReleaseSchema, releaseChannelPattern, releaseIdSchema, releaseLimits } from './release-schemas';
+export { deriveReleaseVariantKey, releaseVariantId, releaseVariantKeyLabel } from './release-variant';
+export { requireRelease, type ReleaseOperationsDeps } from './release-access';
+export { releaseOperations } from './release-operations';
+export { releaseStateOperations } from './release-state-operations';

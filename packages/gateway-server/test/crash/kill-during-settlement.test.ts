@@ -1,0 +1,255 @@
+// Crash safety: the real `tollgate-gateway` executable, as a child process on one PostgreSQL database,
+// is killed with SIGKILL (no graceful stop) at a random moment while several payments settle, and
+// restarted on the same database, round after round. The chain (anvil + test USDC) and the facilitator
+// belong to this test process and live on across the restarts. In the end every payment attempted is
+// `settled` or `failed` in the gateway's table, each settled one has exactly one on-chain transfer (its
+// authorization used once, in the recorded transaction), no failed one has any, and replaying the same
+// PAYMENT-SIGNATURE to /receive gives its final answer (receipt), identical on every replay.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { x402HTTPClient } from '@x402/core/client';
+import { generatePrivateKey } from 'viem/accounts';
+import { parseEventLogs, type Address, type Hex } from 'viem';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hexEncode } from '@tollgate/core';
+import { testDatabaseEngines, testDatabaseUrlVariable } from '@tollgate/core/testing';
+import { findFreePort, testUsdcArtifact } from '@tollgate/gateway-server/devchain';
+import { devBuild } from '../../../../scripts/dev-build.mjs';
+import { call, createRef, createScratchDatabase, registerMerchant, relaxedRateLimits } from '../helpers/gateway';
+import { decodeHeader, demoPayer, officialClient, startPaymentStack, type PaymentStack } from '../helpers/payments';
+
+const postgres = (await testDatabaseEngines()).find((engine) => engine.name === 'postgres');
+
+/** Rounds of "start payments, kill -9 at a random moment, restart", and payments started per round. */
+const ROUNDS = 10;
+const PAYMENTS_PER_ROUND = 4;
+/** The kill comes 0 to this many ms after the payments were sent (one settlement takes tens of ms here). */
+const MAX_KILL_DELAY_MS = 150;
+
+interface Attempt {
+  round: number;
+  path: string;
+  header: string;
+  payer: Address;
+  payTo: Address;
+  nonce: Hex;
+  amount: bigint;
+}
+
+interface PaymentRow {
+  payment_id: string;
+  state: string;
+  payer: string;
+  nonce: string;
+  pay_to: string;
+  tx_hash: string | null;
+  receipt: string | null;
+}
+
+describe.skipIf(postgres === undefined)(
+  `kill -9 of the gateway during settlements${postgres === undefined ? ` (skipped: ${testDatabaseUrlVariable} is not set)` : ''}`,
+  () => {
+    let stack: PaymentStack;
+    let bundle: string;
+    let dataDir: string;
+    let databaseUrl: string;
+    let dropDatabase: () => Promise<void> = async () => undefined;
+    let query: <T>(text: string) => Promise<T[]> = async () => [];
+    let closeQueries: () => Promise<void> = async () => undefined;
+    let gateway: { process: ChildProcess; url: string; output: () => string } | undefined;
+    let port: number;
+    const env: Record<string, string> = {};
+
+    beforeAll(async () => {
+      const { default: pg } = await import('pg');
+      const database = await createScratchDatabase(postgres!.connectionString as string, 'tollgate_crash');
+      dropDatabase = database.drop;
+      databaseUrl = database.url;
+      const reader = new pg.Client({ connectionString: databaseUrl });
+      await reader.connect();
+      query = async <T,>(text: string) => (await reader.query(text)).rows as T[];
+      closeQueries = () => reader.end();
+
+      [stack, bundle] = await Promise.all([
+        startPaymentStack(),
+        devBuild('packages/gateway-server/src/cli.ts', `.tollgate/build/tollgate-gateway-crash-${process.pid}.mjs`),
+      ]);
+      dataDir = mkdtempSync(join(tmpdir(), 'tollgate-crash-'));
+      port = await findFreePort();
+      Object.assign(env, {
+        PATH: process.env['PATH'] ?? '',
+        GATEWAY_PORT: String(port),
+        GATEWAY_HOST: '127.0.0.1',
+        GATEWAY_DATABASE_URL: databaseUrl,
+        TOLLGATE_DATA_DIR: dataDir,
+        LOG_LEVEL: 'warn',
+        GATEWAY_SECRET: hexEncode(crypto.getRandomValues(new Uint8Array(32))),
+        GATEWAY_SIGNING_KEY: generatePrivateKey(),
+        // Short facilitator deadlines keep the claim lease (verify + settle + 30 s) as short as the CLI allows.
+        GATEWAY_FACILITATOR_VERIFY_TIMEOUT_MS: '2000',
+        GATEWAY_FACILITATOR_SETTLE_TIMEOUT_MS: '3000',
+        // Authorizations valid for 30 s: a payment whose claim was marked but whose settle never left the
+        // killed process can only be failed once its authorization expired unused on chain.
+        GATEWAY_MAX_TIMEOUT_SECONDS: '30',
+        ...relaxedRateLimits,
+        ...stack.gatewayEnv,
+      });
+    }, 120_000);
+
+    afterAll(async () => {
+      if (gateway) await killGateway();
+      await stack?.stop();
+      await closeQueries();
+      await dropDatabase();
+      if (bundle) rmSync(bundle, { force: true });
+      if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    });
+
+    async function startGateway(): Promise<void> {
+      const child = spawn(process.execPath, [bundle], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let output = '';
+      const keep = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-8_000));
+      child.stdout!.on('data', keep);
+      child.stderr!.on('data', keep);
+      const url = `http://127.0.0.1:${port}`;
+      for (const deadline = Date.now() + 30_000; ; ) {
+        if (child.exitCode !== null) throw new Error(`the gateway exited during start-up (${child.exitCode}): ${output}`);
+        const healthy = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1_000) }).then((r) => r.ok, () => false);
+        if (healthy) break;
+        if (Date.now() > deadline) throw new Error(`the gateway did not become healthy: ${output}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      gateway = { process: child, url, output: () => output };
+    }
+
+    async function killGateway(): Promise<void> {
+      const child = gateway!.process;
+      gateway = undefined;
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGKILL');
+      await exited;
+    }
+
+    /** One replay of the payment's PAYMENT-SIGNATURE: its status, PAYMENT-RESPONSE and body. */
+    async function replay(attempt: Attempt) {
+      const response = await call(gateway!.url, 'GET', attempt.path, { headers: { 'payment-signature': attempt.header } });
+      return { status: response.status, paymentResponse: response.headers.get('payment-response'), text: response.text, body: response.body };
+    }
+
+    it('ends every payment settled or failed, with exactly one transfer per settled one and its receipt on replay', { timeout: 240_000 }, async () => {
+      const attempts: Attempt[] = [];
+      const delays: number[] = [];
+      const interrupted: number[] = [];
+      const started = Date.now();
+      await startGateway();
+      for (let round = 0; round < ROUNDS; round++) {
+        const merchant = await registerMerchant(gateway!.url, { network: 'local' });
+        const ref = await createRef(gateway!.url, merchant, { network: 'local', amount: '10000' });
+        expect(ref.status, ref.text).toBe(201);
+        const resource = new URL((ref.body as { snapshot: { resource: string } }).snapshot.resource);
+        const path = `${resource.pathname}${resource.search}`;
+        const negotiation = await call(gateway!.url, 'GET', path);
+        expect(negotiation.status).toBe(402);
+        const http = new x402HTTPClient(officialClient(stack, demoPayer(stack)));
+        const required = http.getPaymentRequiredResponse((name) => negotiation.headers.get(name));
+        for (let n = 0; n < PAYMENTS_PER_ROUND; n++) {
+          const payload = await http.createPaymentPayload(required);
+          const authorization = (payload.payload as { authorization: { from: Address; to: Address; nonce: Hex; value: string } }).authorization;
+          attempts.push({
+            round, path,
+            header: http.encodePaymentSignatureHeader(payload)['PAYMENT-SIGNATURE'] as string,
+            payer: authorization.from, payTo: authorization.to, nonce: authorization.nonce, amount: BigInt(authorization.value),
+          });
+        }
+        // Sent at once; the answers of the killed process are lost (the payer would retry: see below).
+        const url = gateway!.url;
+        for (const attempt of attempts.filter((a) => a.round === round)) {
+          void call(url, 'GET', attempt.path, { headers: { 'payment-signature': attempt.header } }).catch(() => undefined);
+        }
+        const delay = Math.floor(Math.random() * MAX_KILL_DELAY_MS);
+        delays.push(delay);
+        await new Promise((r) => setTimeout(r, delay));
+        await killGateway();
+        // What the kill interrupted: payments of this round not yet final in the database (or not in it).
+        const final = await query<{ n: string }>(
+          `SELECT count(*) AS n FROM gateway_payments WHERE state IN ('settled', 'failed') AND pay_to = '${merchant.payTo}'`,
+        );
+        interrupted.push(PAYMENTS_PER_ROUND - Number(final[0]!.n));
+        await startGateway();
+      }
+
+      const roundsDone = Date.now();
+      // The payers retry: every PAYMENT-SIGNATURE is replayed until its answer is final. A claim whose
+      // holder was killed is taken over once its lease ends; a pending one is finished from the chain.
+      const finals = new Map<Attempt, Awaited<ReturnType<typeof replay>>>();
+      const deadline = Date.now() + 150_000;
+      // A real chain keeps producing blocks; anvil mines only on transactions. "Expired unused" needs a
+      // head block past validBefore.
+      const mining = setInterval(() => void fetch(stack.anvil.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"evm_mine","params":[]}' }).catch(() => undefined), 1_000);
+      const resolving = Promise.all(
+        attempts.map(async (attempt) => {
+          for (;;) {
+            const answer = await replay(attempt);
+            if (answer.status === 200 || (answer.status === 402 && (answer.body as { error?: { code?: string } }).error?.code === 'settlement_failed')) {
+              finals.set(attempt, answer);
+              return;
+            }
+            if (Date.now() > deadline) {
+              const row = await query(`SELECT * FROM gateway_payments WHERE nonce = '${attempt.nonce.toLowerCase()}'`);
+              throw new Error(`payment ${attempt.nonce} (round ${attempt.round}, kill delays ${delays.join(',')}) never became final: last ${answer.status} ${answer.text}\nrow ${JSON.stringify(row)}\n${gateway!.output()}`);
+            }
+            await new Promise((r) => setTimeout(r, 500));
+          }
+        }),
+      );
+      await resolving.finally(() => clearInterval(mining));
+      console.info(`rounds done after ${Math.round((roundsDone - started) / 1000)} s, all final ${Math.round((Date.now() - roundsDone) / 1000)} s later`);
+
+      const rows = await query<PaymentRow>('SELECT payment_id, state, payer, nonce, pay_to, tx_hash, receipt FROM gateway_payments');
+      const logs = await stack.chain.getLogs({ address: stack.setup.usdc.address, fromBlock: 0n, toBlock: 'latest' });
+      const used = parseEventLogs({ abi: testUsdcArtifact.abi, logs, eventName: 'AuthorizationUsed' });
+      const transfers = parseEventLogs({ abi: testUsdcArtifact.abi, logs, eventName: 'Transfer' });
+      const outcomes = { settled: 0, failed: 0 };
+      for (const attempt of attempts) {
+        const label = `payment ${attempt.nonce} of round ${attempt.round} (kill delays ${delays.join(',')})`;
+        const matching = rows.filter((row) => row.payer.toLowerCase() === attempt.payer.toLowerCase() && row.nonce.toLowerCase() === attempt.nonce.toLowerCase());
+        expect(matching, label).toHaveLength(1);
+        const row = matching[0]!;
+        expect(['settled', 'failed'], label).toContain(row.state);
+        const usedLogs = used.filter((log) => log.args.authorizer.toLowerCase() === attempt.payer.toLowerCase() && log.args.nonce.toLowerCase() === attempt.nonce.toLowerCase());
+        const answer = finals.get(attempt)!;
+        if (row.state === 'settled') {
+          outcomes.settled += 1;
+          // Exactly one execution of the authorization, in the recorded transaction, moving the amount to payTo.
+          expect(usedLogs, label).toHaveLength(1);
+          expect(usedLogs[0]!.transactionHash, label).toBe(row.tx_hash);
+          const moved = transfers.filter((log) => log.transactionHash === row.tx_hash && log.args.to.toLowerCase() === attempt.payTo.toLowerCase());
+          expect(moved.map((log) => [log.args.from, log.args.value]), label).toEqual([[attempt.payer, attempt.amount]]);
+          expect(row.receipt, label).not.toBeNull();
+          expect(answer.status, label).toBe(200);
+          expect(decodeHeader<{ success: boolean; transaction: string }>(answer.paymentResponse), label).toMatchObject({ success: true, transaction: row.tx_hash });
+        } else {
+          outcomes.failed += 1;
+          expect(usedLogs, label).toHaveLength(0);
+          expect(answer.status, label).toBe(402);
+        }
+        // The stored answer: every later replay gets the same bytes.
+        expect(await replay(attempt), label).toEqual(answer);
+      }
+      // No transfer to any of the merchants beyond the settled payments (nothing paid twice).
+      for (const payTo of new Set(attempts.map((attempt) => attempt.payTo.toLowerCase()))) {
+        const settledHere = rows.filter((row) => row.pay_to.toLowerCase() === payTo && row.state === 'settled').length;
+        expect(transfers.filter((log) => log.args.to.toLowerCase() === payTo)).toHaveLength(settledHere);
+      }
+      expect(outcomes.settled + outcomes.failed).toBe(ROUNDS * PAYMENTS_PER_ROUND);
+      console.info(`outcomes ${JSON.stringify(outcomes)}`);
+      expect(rows).toHaveLength(ROUNDS * PAYMENTS_PER_ROUND);
+      // The kills did land during settlements (otherwise this test proved nothing about crashes).
+      console.info(`kill delays (ms) ${delays.join(',')}; payments not final at each kill ${interrupted.join(',')}`);
+      expect(interrupted.some((count) => count > 0)).toBe(true);
+    });
+  },
+);
