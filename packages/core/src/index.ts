@@ -15,6 +15,9 @@ export * from './storage';
 export * from './config';
 export * from './chain';
 export * from './x402';
+// Order mode's refund receipts (paid and rejected): build, sign, verify, hash.
+export * from './x402/refund-receipt';
+export * from './x402/refund-receipt-verify';
 export * from './license';
 // The gateway's embedding surface: what an application needs to run the gateway (wire it, store it, key
 // it, reach its chains, run its two job queues). Its building blocks (payment steps, SQL store pieces,

@@ -7,9 +7,11 @@ export const gatewayUsage = `Usage: tollgate-gateway [--help | -h]
 Serves the Tollgate x402 v2 payment gateway: the merchant API (challenges, registration, API keys,
 refs), the /receive route (402 negotiation and exactly-once settlement with signed receipts),
 merchant notifications, chain evidence (/verify-receipt, /tx/:txHash, /txs) and /recover-settlement
-(a lost settlement answer, from records and the chain, never settling again). It takes no arguments:
-the configuration comes from the environment. With nothing configured it runs the local dev stack
-(embedded PGlite database, anvil chain, test USDC, facilitator) under .tollgate/.
+(a lost settlement answer, from records and the chain, never settling again). With
+GATEWAY_ORDER_MODE=on it also serves orders and refund intents (/order, /refund-receipt/rejected).
+It takes no arguments: the configuration comes from the environment. With nothing configured it runs
+the local dev stack (embedded PGlite database, anvil chain, test USDC, facilitator, order mode on)
+under .tollgate/.
 
 Environment [default]:
   GATEWAY_PORT                           listening port, 0 = any free port [4020]
@@ -52,9 +54,12 @@ Environment [default]:
   GATEWAY_RATE_LIMIT_RECOVER_SETTLEMENT  /recover-settlement requests per client per window seconds, per instance [30/60]
   GATEWAY_DEV_CHAIN                      1 or 0: the local dev stack [on unless production, a facilitator,
                                          a local RPC or a local USDC is configured]
+  GATEWAY_ORDER_MODE                     on or off: the order and refund routes (/order, /refund-receipt/rejected)
+                                         [off; on with the local dev stack unless set]
 
 Full reference: the README, sections "Gateway: merchants and refs", "Gateway: payments",
-"Merchant notifications" and "Gateway: chain evidence" (https://github.com/tollgate-dev/tollgate#readme).
+"Merchant notifications", "Gateway: chain evidence" and "Gateway: orders and refunds"
+(https://github.com/tollgate-dev/tollgate#readme).
 `;
 
 /** What the command line asks for: serve (no arguments), the usage, or a mistake. */

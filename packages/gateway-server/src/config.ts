@@ -83,6 +83,11 @@ export interface GatewayConfig {
    * and settle through it (`GATEWAY_DEV_CHAIN`, see `checkDevChainVariable` for the default).
    */
   devChain: boolean;
+  /**
+   * Order mode (`GATEWAY_ORDER_MODE`): the order and refund routes. `undefined` when unset, which is off,
+   * except in dev mode: the local dev stack turns it on (see `startDevMode`).
+   */
+  orderMode: boolean | undefined;
 }
 
 /**
@@ -130,6 +135,7 @@ export interface GatewayConfig {
  * | `GATEWAY_RATE_LIMIT_TXS` | 30/60 | `/txs` pages per client per window, per instance |
  * | `GATEWAY_RATE_LIMIT_RECOVER_SETTLEMENT` | 30/60 | `/recover-settlement` requests per client per window, per instance |
  * | `GATEWAY_DEV_CHAIN` | on unless production or a facilitator, `local` RPC or local USDC is configured | `1`/`0`: the local dev stack (anvil + test USDC + facilitator) |
+ * | `GATEWAY_ORDER_MODE` | off (on in dev mode) | `on`/`off`: the order and refund routes (`/order…`, `/refund-receipt/rejected`); off, they answer 404 |
  *
  * @example
  * ```ts
@@ -223,6 +229,7 @@ export function loadGatewayConfig(env: EnvRecord): GatewayConfig {
     notifications,
     evidence,
     devChain,
+    orderMode: parsed.GATEWAY_ORDER_MODE === undefined ? undefined : parsed.GATEWAY_ORDER_MODE === 'on',
   };
 }
 
@@ -245,6 +252,7 @@ function parseSimpleVariables(env: EnvRecord) {
     GATEWAY_STATUS_CACHE_MS: envInteger({ min: 0, max: 60_000, default: 1_000 }),
     GATEWAY_CONFIRM_TRANSFERS: envBoolean({ default: true }),
     GATEWAY_DEV_CHAIN: envBoolean({ optional: true }),
+    GATEWAY_ORDER_MODE: envEnum(['off', 'on'] as const, { optional: true }),
   });
 }
 

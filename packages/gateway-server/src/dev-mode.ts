@@ -31,7 +31,7 @@ export interface DevStackFile extends DevChainInfo {
 /** The dev stack as the gateway runs it. */
 export interface DevMode {
   readonly info: DevChainInfo;
-  /** `config` settling through the dev stack: its facilitator, its RPC as `local`, its USDC. */
+  /** `config` settling through the dev stack: its facilitator, its RPC as `local`, its USDC; order mode on unless set off. */
   apply(config: GatewayConfig): GatewayConfig;
   /** Writes the dev file (atomically) once the gateway listens. */
   publish(gatewayUrl: string): void;
@@ -135,6 +135,8 @@ export async function startDevMode(config: Pick<GatewayConfig, 'devChain' | 'dat
       facilitatorHeaders: {},
       rpcUrls: { ...gatewayConfig.rpcUrls, local: info.rpcUrl },
       localUsdc: info.usdc,
+      // `npm start` shows every feature: order mode is on unless GATEWAY_ORDER_MODE=off says otherwise.
+      orderMode: gatewayConfig.orderMode ?? true,
     }),
     publish(gatewayUrl) {
       const file: DevStackFile = { gatewayUrl, ...info };

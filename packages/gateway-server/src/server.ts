@@ -78,7 +78,8 @@ function logPaymentEvent(logger: Logger, event: PaymentEvent): void {
  * Opens the database (PGlite under the data dir, or `DATABASE_URL`), applies the core and gateway
  * migrations, and serves the gateway: health, merchant registration and credentials, refs and payTo
  * retirement, x402 payments on `/receive/:payTo` (settling through `GATEWAY_FACILITATOR_URL`) with
- * the settlement-recovery worker, and chain evidence (`/verify-receipt`, `/tx/:txHash`, `/txs`). In dev mode (`config.devChain`) it first starts the local dev stack
+ * the settlement-recovery worker, chain evidence (`/verify-receipt`, `/tx/:txHash`, `/txs`), and with
+ * `config.orderMode` orders and refund intents (`/order…`, `/refund-receipt/rejected`). In dev mode (`config.devChain`) it first starts the local dev stack
  * and settles through it, and writes `<dataDir>/devchain/dev-stack.json` once listening. `close()` stops
  * it gracefully, the dev stack last.
  *
@@ -164,6 +165,7 @@ async function serveGateway(config: GatewayConfig, options: StartGatewayOptions,
         payments: paymentOptions(config, { signer, secp256k1, rpc, networks, logger, devChain: devChain !== undefined, fetch: outbound }),
         evidence: evidenceOptions(config, rpc),
         evidenceRateLimits: config.evidence.rateLimits,
+        orderMode: config.orderMode === true,
       });
       const chains = createChainHealthProbe({ rpc, clock, timeoutMs: Math.min(config.rpcTimeoutMs, 2_000) });
       const housekeeping = startHousekeeping({ stores, rateLimiter, clock, logger });

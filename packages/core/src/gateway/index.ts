@@ -19,6 +19,7 @@ export {
 export { classifyIpAddress, parseIpv4, parseIpv6, type IpAddressClass, type IpAddressKind } from '../net/ip-ranges';
 export { checkPublicHttpsUrl, maxPublicUrlLength, type PublicHttpsUrlCheck, type UnsafeUrlReason } from '../net/url-safety';
 export { evmAddressSchema, networkFieldSchema, utf8TextSchema, publicHttpsUrlSchema } from './schema-fields';
+export { findInvisibleFormatting } from './schema-fields';
 export { parseGatewaySecret, deriveGatewayKeys, gatewaySecretBytes, gatewayKeyLabels, type GatewayKeys } from './secrets';
 export { createRpcClients, type RpcClients, type ConfiguredRpc, type RpcClientOptions } from './rpc-clients';
 export { createChainHealthProbe, type ChainHealth, type ChainHealthProbe, type ChainHealthProbeOptions } from './chain-health';
@@ -94,9 +95,70 @@ export {
   type RefPage,
   type RevokedRef,
 } from './refs/ref-service';
+// Order mode: orders, refund intents, their schemas, views, cursor and routes.
+export {
+  createOrderRequestSchema,
+  listOrdersQuerySchema,
+  createRefundRequestSchema,
+  rejectRefundRequestSchema,
+  statelessRejectionRequestSchema,
+  orderMetadataSchema,
+  orderMetadataLimits,
+  orderMetadataKeyPattern,
+  orderListLimits,
+  orderStatuses,
+  defaultRefundLifetimeSeconds,
+  maxRefundLifetimeSeconds,
+  maxRefundReasonBytes,
+  isOrderId,
+  isRefundId,
+  type CreateOrderRequest,
+  type ListOrdersRequest,
+  type CreateRefundRequest,
+  type RejectRefundRequest,
+  type StatelessRejectionRequest,
+} from './orders/schemas';
+export { encodeOrderCursor, decodeOrderCursor, type OrderCursorScope, type OrderCursorPosition } from './orders/cursor';
+export { buildRefSnapshot, type RefSnapshotFacts } from './orders/ref-snapshot';
+export {
+  orderView,
+  refundView,
+  refundableOf,
+  refundReceiveUrl,
+  receiptHashHex,
+  type OrderView,
+  type OrderPaymentView,
+  type RefundView,
+  type RefundPaymentView,
+  type RefundRejectionView,
+} from './orders/order-views';
+export { createOrderService, orderNotFound, type OrderService, type OrderServiceDeps, type OrderPage } from './orders/order-service';
+export { createRefundService, type RefundService, type RefundServiceDeps, type StatelessRejection } from './orders/refund-service';
+export { orderRoutes, orderBodyLimit, type OrderRouteDeps } from './routes/order-routes';
+export { refundRoutes, refundBodyLimits, type RefundRouteDeps } from './routes/refund-routes';
 export type { MerchantStore, RegistrationRequest, RegistrationOutcome, RotationOutcome, ApiKeyMatch } from './store/merchant-store';
 export type { RefStore, CreateRefOutcome, ListRefsQuery } from './store/ref-store';
 export type { PaymentStore } from './store/payment-store';
+export type {
+  OrderStore,
+  CreateOrderOutcome,
+  CancelOrderOutcome,
+  CreateRefundOutcome,
+  RejectRefundOutcome,
+  ListOrdersQuery,
+  RefundRejection,
+} from './store/order-store';
+export {
+  orderStatusAt,
+  type OrderRecord,
+  type OrderStatus,
+  type StoredOrderStatus,
+  type NewOrder,
+  type RefundRecord,
+  type RefundStatus,
+  type NewRefund,
+} from './store/order-records';
+export { createSqlOrderStore } from './store/sql-order-store';
 export type { GatewayStores } from './store/gateway-stores';
 export type {
   PaymentState,
@@ -123,6 +185,7 @@ export type {
   MerchantRecord,
   RefRecord,
   RefStatus,
+  RefKind,
   NewRefRecord,
 } from './store/records';
 export { createSqlMerchantStore } from './store/sql-merchant-store';
@@ -151,6 +214,25 @@ export {
 } from './routes/recovery-routes';
 export { settlementHttpResponse } from './routes/settlement-http';
 export {
+  payPageRoutes,
+  payPageHeaders,
+  payPageContentSecurityPolicy,
+  defaultTransactionExplorers,
+  type PayPageRouteDeps,
+} from './routes/pay-page-routes';
+export { loadPayPageView, type PayPageView, type PayPageViewDeps } from './pay-page/pay-page-view';
+export {
+  renderPayPage,
+  renderRefusalPage,
+  networkLabel,
+  type PayPageRenderOptions,
+  type PayPageRefusal,
+  type TransactionLink,
+} from './pay-page/render-pay-page';
+export { payPageAssets, type PayPageAsset, type PayPageAssets } from './pay-page/pay-assets';
+export { formatTokenAmount } from './pay-page/usdc-amount';
+export { escapeHtml } from './pay-page/html';
+export {
   evidenceRoutes,
   createEvidenceAccess,
   verifyReceiptBodyLimit,
@@ -161,3 +243,5 @@ export {
 export * from './evidence';
 export * from './payments';
 export * from './notifications';
+export { openApiRoutes, type OpenApiRouteDeps } from './routes/openapi-routes';
+export * from './openapi';

@@ -130,12 +130,15 @@ export async function enrollMerchant(merchants: MerchantStore, payTo: string = f
   return { merchantId: outcome.merchantId, payTo, apiKeyHash: request.apiKeyHash, apiKeyId: request.apiKeyId, notifyKeyId: request.notifyKeyId };
 }
 
-/** A ref for `merchant` created `offsetMs` after the epoch. */
+/** A payment ref for `merchant`, created at the epoch unless `overrides` say otherwise. */
 export function refFor(merchant: { merchantId: string; payTo: string }, overrides: Partial<NewRefRecord> = {}): NewRefRecord {
   const id = overrides.id ?? hexId();
   const createdAt = overrides.createdAt ?? at(0);
   return {
     id,
+    kind: 'payment',
+    refundOf: null,
+    refundFrom: null,
     merchantId: merchant.merchantId,
     payTo: merchant.payTo,
     network: 'base',

@@ -14,6 +14,8 @@ export { describeRateLimiterConformance, type RateLimiterConformanceFixture } fr
 export { describeMerchantStoreConformance } from './merchant-store-conformance';
 export { describeRefStoreConformance } from './ref-store-conformance';
 export { describePaymentStoreConformance } from './payment-store-conformance';
+export { describeOrderStoreConformance } from './order-store-conformance';
+export { type OrderStoreConformanceFixture } from './order-store-fixture';
 export {
   gatewayConformanceEpoch,
   challengeFor,

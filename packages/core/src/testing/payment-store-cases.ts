@@ -1,6 +1,6 @@
 import { raceCase } from './race-case';
 import { expect, it } from 'vitest';
-import { notificationQueue } from '../gateway/notifications/notification-job';
+import { notificationQueue, type NotificationJob } from '../gateway/notifications/notification-job';
 import { settlementRecoveryQueue } from '../gateway/payments/recovery-job';
 import type { NewPaymentClaim, PaymentRecord } from '../gateway/store/payment-records';
 import { at, hexId, type PaymentStoreConformanceFixture } from './gateway-stores-fixture';
@@ -248,7 +248,7 @@ export function definePaymentCases(fixture: () => PaymentStoreConformanceFixture
     const broken = completionFor(payment);
     // Valid JSON that PostgreSQL's jsonb refuses (a NUL character): the store sends it, and the database
     // fails the notification insert itself, after the payment's update in the same statement or transaction.
-    const refused = { ...broken, notification: { ...broken.notification, refId: `${payment.refId}\u0000` } };
+    const refused = { ...broken, notification: { ...(broken.notification as NotificationJob), refId: `${payment.refId}\u0000` } };
     await expect(payments.completePayment(refused)).rejects.toThrow();
     expect(await payments.getPayment(claim.paymentId)).toEqual(payment);
     expect(await jobsOf(fixed).claim(notificationQueue, { leaseMs: minute })).toBeNull();

@@ -48,9 +48,9 @@ export function claimFor(target: { merchant: EnrolledMerchant; refId: string }, 
   };
 }
 
-/** The payment a claim took or found; fails the test when the claim was refused as not payable. */
+/** The payment a claim took or found; fails the test when the claim was refused (not payable, or the ref used by another payment). */
 export function held(outcome: PaymentClaimOutcome): PaymentRecord {
-  if (outcome.kind === 'not_payable') throw new Error('expected the claim to take or find a payment, got not_payable');
+  if (outcome.kind === 'not_payable' || outcome.kind === 'ref_used') throw new Error(`expected the claim to take or find a payment, got ${outcome.kind}`);
   return outcome.payment;
 }
 

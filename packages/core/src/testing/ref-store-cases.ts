@@ -16,6 +16,17 @@ export function defineRefCases(fixture: () => RefStoreConformanceFixture): void 
     expect(await refs.getRef(hexId())).toBeUndefined();
   });
 
+  it('creates a payment ref when the refund fields are left out, and refuses to create a refund ref', async () => {
+    const { merchants, refs } = fixture();
+    const merchant = await enrollMerchant(merchants);
+    const { kind: _kind, refundOf: _refundOf, refundFrom: _refundFrom, ...bare } = refFor(merchant);
+    const outcome = await refs.createRef(bare);
+    expect(outcome).toEqual({ kind: 'created', ref: { ...bare, kind: 'payment', refundOf: null, refundFrom: null, status: 'active', revokedAt: null } });
+    const refund = refFor(merchant, { kind: 'refund', refundOf: `sha256:${hexId(32)}`, refundFrom: merchant.payTo, payTo: freshAddress() });
+    await expect(refs.createRef(refund)).rejects.toThrow(TypeError);
+    expect(await refs.getRef(refund.id)).toBeUndefined();
+  });
+
   it('creates refs only on an active payTo the merchant owns', async () => {
     const { merchants, refs } = fixture();
     const owner = await enrollMerchant(merchants);

@@ -25,17 +25,50 @@ export { createTxStatusService, type TxStatusService, type TxStatusView, type Tx
 export { historyCursorKey, encodeHistoryCursor, decodeHistoryCursor, invalidHistoryCursor, type HistoryCursorState } from './history-cursor';
 export { createTransferHistory, type TransferHistory, type TransferHistoryRequest, type TransferHistoryPage } from './transfer-history';
 export { readIssuedReceipt, receiptClaims, type IssuedReceipt, type ReceiptClaims } from './receipt-forms';
-export { receiptContext, refOfResource, type ContextReport, type FieldEvidence, type ReceiptExpectations, type ReceiptRef } from './receipt-context';
+export {
+  receiptContext,
+  refOfResource,
+  compareField,
+  compareWithStored,
+  networkFields,
+  storedReceiptOf,
+  type ContextReport,
+  type FieldEvidence,
+  type EvidenceSource,
+  type ReceiptExpectations,
+  type ReceiptRef,
+} from './receipt-context';
 export { judgeReceiptTransaction, type ChainReport, type ExpectedTransfer } from './receipt-chain-check';
-export { createReceiptVerifier, type ReceiptVerifier, type ReceiptVerifierDeps, type ReceiptVerification, type SignatureReport, type VerifyReceiptRequest } from './receipt-verification';
+export {
+  createReceiptVerifier,
+  createSignerJudge,
+  observeTransfer,
+  receiptRefused,
+  type ReceiptVerifier,
+  type ReceiptVerifierDeps,
+  type ReceiptVerification,
+  type SignatureReport,
+  type VerifyReceiptRequest,
+} from './receipt-verification';
+export {
+  createRefundReceiptVerifier,
+  type RefundReceiptVerifier,
+  type RefundReceiptVerifierDeps,
+  type RefundReceiptVerification,
+  type RefundContextReport,
+  type RefundFieldEvidence,
+  type VerifyRefundReceiptRequest,
+} from './refund-receipt-verification';
 export { createEvidenceServices, type EvidenceServices, type EvidenceServiceDeps } from './evidence-services';
 export {
   verifyReceiptRequestSchema,
+  verifyRefundReceiptRequestSchema,
   txHashSchema,
   txStatusQuerySchema,
   txHistoryQuerySchema,
   maxMinConfirmations,
   txHistoryLimits,
   type VerifyReceiptBody,
+  type VerifyRefundReceiptBody,
   type TxHistoryQuery,
 } from './schemas';

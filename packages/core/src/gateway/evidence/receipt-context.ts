@@ -1,5 +1,4 @@
 import { getAddress, isAddressEqual, type Address } from 'viem';
-import type { PaymentReceipt } from '../../x402/receipt';
 import type { NetworkRegistry } from '../networks';
 import type { RefSnapshot } from '../refs/ref-service';
 import type { GatewayStores } from '../store/gateway-stores';
@@ -20,6 +19,13 @@ export interface FieldEvidence {
    */
   readonly source: 'stored_receipt' | 'request' | 'network' | 'ref' | 'receipt';
 }
+
+/**
+ * Where a refund receipt's binding evidence comes from: the sources of {@link FieldEvidence}, plus
+ * `original_receipt` (the request's `originalReceipt`) and `refund_intent` (the refund intent this gateway
+ * stored for the refund ref).
+ */
+export type EvidenceSource = FieldEvidence['source'] | 'original_receipt' | 'refund_intent';
 
 /**
  * Whether the receipt says what was signed, and what the caller expects:
@@ -47,9 +53,28 @@ export interface ReceiptRef {
 }
 
 const sameAddressText = (a: unknown, b: unknown) => typeof a === 'string' && typeof b === 'string' && /^0x[0-9a-fA-F]{40}$/.test(a) && /^0x[0-9a-fA-F]{40}$/.test(b) && isAddressEqual(a as Address, b as Address);
-const addressFields = new Set(['asset', 'payTo', 'payer']);
+const addressFields = new Set(['asset', 'payTo', 'payer', 'from', 'to', 'originalPayer', 'originalPayTo']);
 
-function compare(field: string, expected: unknown, found: unknown, source: FieldEvidence['source']): FieldEvidence {
+/**
+ * One field's evidence: addresses compare case-insensitively, everything else by JSON value.
+ *
+ * @param field - The field's name (an address field when it is `asset`, `payTo`, `payer`, `from`, `to`, `originalPayer` or `originalPayTo`).
+ * @param expected - What it should be.
+ * @param found - What it is.
+ * @param source - Where `expected` comes from.
+ * @returns The evidence.
+ * @example
+ * ```ts
+ * import { compareField } from '@tollgate/core/gateway';
+ * compareField('to', original.payer, refund.to, 'original_receipt').match;
+ * ```
+ */
+export function compareField<Source extends EvidenceSource>(
+  field: string,
+  expected: unknown,
+  found: unknown,
+  source: Source,
+): Omit<FieldEvidence, 'source'> & { readonly source: Source } {
   const match = addressFields.has(field) ? sameAddressText(expected, found) : JSON.stringify(expected) === JSON.stringify(found);
   return { field, expected: expected ?? null, found: found ?? null, match, source };
 }
@@ -108,43 +133,87 @@ export async function receiptContext(params: {
   if (issued.kind === 'tollgate') {
     const { receipt } = issued;
     if (!params.signatureValid) {
-      const stored = await storedReceipt(params.payments, receipt);
+      const stored = await storedReceiptOf(params.payments, { paymentId: receipt.paymentId, chainId: receipt.chainId, payer: receipt.payer, nonce: receipt.authorizationNonce });
       if (stored !== undefined) {
-        const keys = [...new Set([...Object.keys(stored), ...Object.keys(receipt)])];
-        const compared = keys.map((key) => compare(key, stored[key], (receipt as unknown as Record<string, unknown>)[key], 'stored_receipt'));
-        fields.push(...compared);
-        content = compared.every((entry) => entry.match) ? 'matches_stored' : 'differs_from_stored';
+        const compared = compareWithStored(stored, receipt);
+        fields.push(...compared.fields);
+        content = compared.content;
       }
     }
-    const network = params.networks.byCaip2(receipt.network);
-    fields.push(compare('network', network?.caip2 ?? 'a network of this gateway', receipt.network, 'network'));
-    if (network !== undefined) {
-      fields.push(compare('chainId', network.chainId, receipt.chainId, 'network'), compare('asset', network.usdc.address, receipt.asset, 'network'));
-    }
-    if (expectations.expectedPayTo !== undefined) fields.push(compare('payTo', expectations.expectedPayTo, receipt.payTo, 'request'));
-    if (expectations.expectedAmount !== undefined) fields.push(compare('amount', expectations.expectedAmount, receipt.amount, 'request'));
+    fields.push(...networkFields(params.networks, receipt));
+    if (expectations.expectedPayTo !== undefined) fields.push(compareField('payTo', expectations.expectedPayTo, receipt.payTo, 'request'));
+    if (expectations.expectedAmount !== undefined) fields.push(compareField('amount', expectations.expectedAmount, receipt.amount, 'request'));
   } else {
     const { payload } = issued;
-    fields.push(compare('network', params.networks.byCaip2(payload.network)?.caip2 ?? 'a network of this gateway', payload.network, 'network'));
+    fields.push(compareField('network', params.networks.byCaip2(payload.network)?.caip2 ?? 'a network of this gateway', payload.network, 'network'));
     const { ref } = params;
     if (ref !== undefined) {
-      fields.push(compare('resourceUrl', ref.resource, payload.resourceUrl, 'ref'));
-      if (expectations.expectedPayTo !== undefined) fields.push(compare('payTo', expectations.expectedPayTo, getAddress(ref.ref.payTo), 'request'));
-      if (expectations.expectedAmount !== undefined && ref.ref.amount !== null) fields.push(compare('amount', expectations.expectedAmount, ref.ref.amount, 'request'));
+      fields.push(compareField('resourceUrl', ref.resource, payload.resourceUrl, 'ref'));
+      if (expectations.expectedPayTo !== undefined) fields.push(compareField('payTo', expectations.expectedPayTo, getAddress(ref.ref.payTo), 'request'));
+      if (expectations.expectedAmount !== undefined && ref.ref.amount !== null) fields.push(compareField('amount', expectations.expectedAmount, ref.ref.amount, 'request'));
     }
   }
   const valid = (content === 'signed' || content === 'matches_stored') && fields.every((entry) => entry.match);
   return { valid, content, fields };
 }
 
-/** The receipt this gateway stored for the payment `receipt` names (by payment id, else by authorization). */
-async function storedReceipt(payments: GatewayStores['payments'], receipt: PaymentReceipt): Promise<Record<string, unknown> | undefined> {
-  const payment = await payments.findPayment({
-    paymentId: receipt.paymentId,
-    chainId: receipt.chainId,
-    payer: getAddress(receipt.payer),
-    nonce: receipt.authorizationNonce.toLowerCase(),
-  });
-  if (payment === undefined || payment.state !== 'settled' || payment.receiptJson === null) return undefined;
-  return JSON.parse(payment.receiptJson) as Record<string, unknown>;
+/**
+ * The receipt this gateway stored for a settled payment (by payment id, else by authorization): a payment
+ * receipt, or a refund receipt for a refund ref's payment.
+ *
+ * @param payments - The payment store.
+ * @param payment - The payment the receipt names: id, chain, the authorizer (`payer`, or a refund's `from`) and nonce.
+ * @returns The stored receipt's fields, or `undefined`.
+ * @example
+ * ```ts
+ * import { storedReceiptOf } from '@tollgate/core/gateway';
+ * const stored = await storedReceiptOf(stores.payments, { paymentId, chainId: 8453, payer: refund.from, nonce: refund.authorizationNonce });
+ * ```
+ */
+export async function storedReceiptOf(
+  payments: GatewayStores['payments'],
+  payment: { paymentId: string; chainId: number; payer: string; nonce: string },
+): Promise<Record<string, unknown> | undefined> {
+  const found = await payments.findPayment({ paymentId: payment.paymentId, chainId: payment.chainId, payer: getAddress(payment.payer), nonce: payment.nonce.toLowerCase() });
+  if (found === undefined || found.state !== 'settled' || found.receiptJson === null) return undefined;
+  return JSON.parse(found.receiptJson) as Record<string, unknown>;
+}
+
+/**
+ * A received receipt against the one stored, field by field (every key of either).
+ *
+ * @param stored - The stored receipt's fields.
+ * @param receipt - The received receipt.
+ * @returns The evidence and `matches_stored` / `differs_from_stored`.
+ * @example
+ * ```ts
+ * import { compareWithStored } from '@tollgate/core/gateway';
+ * const { content, fields } = compareWithStored(stored, receipt);
+ * ```
+ */
+export function compareWithStored(stored: Record<string, unknown>, receipt: object): { content: 'matches_stored' | 'differs_from_stored'; fields: FieldEvidence[] } {
+  const received = receipt as Record<string, unknown>;
+  const keys = [...new Set([...Object.keys(stored), ...Object.keys(received)])];
+  const fields = keys.map((key) => compareField(key, stored[key], received[key], 'stored_receipt'));
+  return { content: fields.every((entry) => entry.match) ? 'matches_stored' : 'differs_from_stored', fields };
+}
+
+/**
+ * A receipt's network facts against this gateway's registry: the network must be one of its own, and
+ * its chain id and USDC address must be that network's.
+ *
+ * @param networks - The registry.
+ * @param receipt - The receipt's `network` (CAIP-2), `chainId` and `asset`.
+ * @returns The evidence.
+ * @example
+ * ```ts
+ * import { networkFields } from '@tollgate/core/gateway';
+ * const fields = networkFields(registry, receipt);
+ * ```
+ */
+export function networkFields(networks: NetworkRegistry, receipt: { network: string; chainId: number; asset: string }): FieldEvidence[] {
+  const network = networks.byCaip2(receipt.network);
+  const fields = [compareField('network', network?.caip2 ?? 'a network of this gateway', receipt.network, 'network')];
+  if (network !== undefined) fields.push(compareField('chainId', network.chainId, receipt.chainId, 'network'), compareField('asset', network.usdc.address, receipt.asset, 'network'));
+  return fields;
 }

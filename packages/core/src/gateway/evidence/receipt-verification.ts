@@ -5,7 +5,7 @@ import { createBoundedCache } from '../payments/bounded-cache';
 import type { GatewayStores } from '../store/gateway-stores';
 import type { EvidenceNetworks } from './evidence-networks';
 import { notVisible, viewerOwns, type EvidenceViewer } from './evidence-viewer';
-import { judgeReceiptTransaction, type ChainReport } from './receipt-chain-check';
+import { judgeReceiptTransaction, type ChainReport, type ExpectedTransfer } from './receipt-chain-check';
 import { receiptContext, refOfResource, type ContextReport, type ReceiptExpectations, type ReceiptRef } from './receipt-context';
 import { readIssuedReceipt, receiptClaims, type IssuedReceipt } from './receipt-forms';
 import type { TxObserver } from './tx-observation';
@@ -85,16 +85,13 @@ export interface ReceiptVerifierDeps {
  */
 export function createReceiptVerifier(deps: ReceiptVerifierDeps): ReceiptVerifier {
   const signers = createBoundedCache<Address | null>(deps.cacheSize);
-  const previous = deps.previousSigners.map((address) => getAddress(address));
+  const judgeSigner = createSignerJudge(deps);
 
   function signatureOf(issued: IssuedReceipt, signedReceipt: string): SignatureReport {
-    const { signer } = issued;
     if (issued.kind === 'x402' && issued.artifactSignature !== undefined && issued.artifactSignature.toLowerCase() !== signedReceipt.toLowerCase()) {
-      return { valid: false, signer, role: null, reason: 'artifact_signature_differs' };
+      return { valid: false, signer: issued.signer, role: null, reason: 'artifact_signature_differs' };
     }
-    if (signer === null) return { valid: false, signer, role: null, reason: 'unrecoverable' };
-    const role = deps.currentSigner !== undefined && isAddressEqual(signer, deps.currentSigner) ? 'current' : previous.some((entry) => isAddressEqual(entry, signer)) ? 'previous' : null;
-    return { valid: role !== null, signer, role, reason: role === null ? 'unknown_signer' : 'accepted' };
+    return judgeSigner(issued.signer);
   }
 
   return {
@@ -109,27 +106,87 @@ export function createReceiptVerifier(deps: ReceiptVerifierDeps): ReceiptVerifie
       const signature = signatureOf(issued, request.signedReceipt);
       const context = await receiptContext({ issued, signatureValid: signature.valid, expectations: request, networks: deps.registry, payments: deps.stores.payments, ref });
       const receiptHash = issued.kind === 'tollgate' ? { receiptHash: issued.receiptHash } : {};
-      if (!signature.valid || !context.valid) {
-        const differing = context.fields.filter((entry) => !entry.match).map((entry) => entry.field);
-        const message = !signature.valid
-          ? `The receipt's signature is not this gateway's (${signature.reason}).${differing.length > 0 ? ` Fields that do not match: ${differing.join(', ')}.` : ''}`
-          : `The receipt does not match: ${differing.join(', ') || 'its content cannot be proven'}.`;
-        throw new GatewayError('receipt_invalid', message, { details: { reason: signature.valid ? 'context' : 'signature', kind: issued.kind, ...receiptHash, signature, context } });
-      }
+      if (!signature.valid || !context.valid) throw receiptRefused(signature, context, { kind: issued.kind, ...receiptHash });
 
-      const network = deps.registry.byCaip2(claims.network);
-      const client = network === undefined ? undefined : deps.networks.clientOf(network);
       const termsSource = issued.kind === 'tollgate' ? 'receipt' : ref !== undefined ? 'ref' : 'request';
       const payTo = claims.payTo ?? (ref === undefined ? request.expectedPayTo : getAddress(ref.ref.payTo));
       const amount = claims.amount ?? ref?.ref.amount ?? request.expectedAmount;
-      let chain: ChainReport;
-      if (network === undefined || client === undefined) {
-        chain = { status: 'unchecked', confirmed: false, network: network?.name ?? claims.network, txHash: claims.txHash, confirmations: 0, minConfirmations: request.minConfirmations, blockNumber: null, transfer: null, fields: [] };
-      } else {
-        const observation = await deps.observer.observe(network, client, claims.txHash);
-        chain = judgeReceiptTransaction({ network, expected: { ...claims, payTo, amount, termsSource }, observation, minConfirmations: request.minConfirmations });
-      }
+      const chain = await observeTransfer(deps, { ...claims, payTo, amount, termsSource }, request.minConfirmations);
       return { verified: chain.confirmed, kind: issued.kind, ...receiptHash, signature, context, chain };
     },
   };
+}
+
+/**
+ * The signature judge of the receipt routes: `accepted` when a recovered signer is the current receipt
+ * key (`role: 'current'`) or one the operator still lists from before a rotation (`previous`).
+ * `/verify-receipt` and `/verify-refund-receipt` judge with the same keys.
+ *
+ * @param keys - The current signer (when this gateway signs receipts) and the previous ones.
+ * @returns A function from the recovered signer (`null`: the signature did not recover) to its report.
+ * @example
+ * ```ts
+ * import { createSignerJudge } from '@tollgate/core/gateway';
+ * const judge = createSignerJudge({ currentSigner: gatewayAddress, previousSigners: [] });
+ * judge(recovered).valid;
+ * ```
+ */
+export function createSignerJudge(keys: Pick<ReceiptVerifierDeps, 'currentSigner' | 'previousSigners'>): (signer: Address | null) => SignatureReport {
+  const previous = keys.previousSigners.map((address) => getAddress(address));
+  return (signer) => {
+    if (signer === null) return { valid: false, signer, role: null, reason: 'unrecoverable' };
+    const role = keys.currentSigner !== undefined && isAddressEqual(signer, keys.currentSigner) ? 'current' : previous.some((entry) => isAddressEqual(entry, signer)) ? 'previous' : null;
+    return { valid: role !== null, signer, role, reason: role === null ? 'unknown_signer' : 'accepted' };
+  };
+}
+
+/**
+ * The chain part of a receipt verification: the transaction read from the current canonical chain and
+ * judged against the expected transfer, or `unchecked` when this gateway has no RPC for the network.
+ *
+ * @param deps - Registry, chain access and observer.
+ * @param expected - The transfer the receipt claims (payer = the authorizer, payTo = the recipient).
+ * @param minConfirmations - The confirmation policy.
+ * @returns The chain report.
+ * @throws ChainReadError `rpc_unavailable`.
+ * @example
+ * ```ts
+ * import { observeTransfer } from '@tollgate/core/gateway';
+ * const chain = await observeTransfer(deps, { ...receiptClaims(issued), termsSource: 'receipt' }, 1);
+ * ```
+ */
+export async function observeTransfer(deps: Pick<ReceiptVerifierDeps, 'registry' | 'networks' | 'observer'>, expected: ExpectedTransfer, minConfirmations: number): Promise<ChainReport> {
+  const network = deps.registry.byCaip2(expected.network);
+  const client = network === undefined ? undefined : deps.networks.clientOf(network);
+  if (network === undefined || client === undefined) {
+    return { status: 'unchecked', confirmed: false, network: network?.name ?? expected.network, txHash: expected.txHash, confirmations: 0, minConfirmations, blockNumber: null, transfer: null, fields: [] };
+  }
+  const observation = await deps.observer.observe(network, client, expected.txHash);
+  return judgeReceiptTransaction({ network, expected, observation, minConfirmations });
+}
+
+/**
+ * The `receipt_invalid` refusal of a receipt whose signature or context does not hold: the message names
+ * the reason and the differing fields, `details` carries both reports (and `extra`: kind, receipt hash).
+ *
+ * @param signature - The signature report.
+ * @param context - The context report.
+ * @param extra - More details.
+ * @returns The error to throw.
+ * @example
+ * ```ts
+ * import { receiptRefused } from '@tollgate/core/gateway';
+ * if (!signature.valid || !context.valid) throw receiptRefused(signature, context, { kind: 'refund' });
+ * ```
+ */
+export function receiptRefused(
+  signature: SignatureReport,
+  context: { readonly fields: readonly { readonly field: string; readonly match: boolean }[] },
+  extra: Record<string, unknown>,
+): GatewayError {
+  const differing = context.fields.filter((entry) => !entry.match).map((entry) => entry.field);
+  const message = !signature.valid
+    ? `The receipt's signature is not this gateway's (${signature.reason}).${differing.length > 0 ? ` Fields that do not match: ${differing.join(', ')}.` : ''}`
+    : `The receipt does not match: ${differing.join(', ') || 'its content cannot be proven'}.`;
+  return new GatewayError('receipt_invalid', message, { details: { reason: signature.valid ? 'context' : 'signature', ...extra, signature, context } });
 }

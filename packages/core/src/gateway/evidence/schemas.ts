@@ -34,6 +34,28 @@ export const verifyReceiptRequestSchema = v.strictObject({
 export type VerifyReceiptBody = v.InferOutput<typeof verifyReceiptRequestSchema>;
 
 /**
+ * Body of `POST /verify-refund-receipt`: the refund or rejected-refund receipt with its `signedReceipt`,
+ * optionally the original payment's Tollgate receipt (`originalReceipt`), and `minConfirmations` (the reverse
+ * transfer's; required as for `/verify-receipt`, unused for a rejected refund). The receipts' shapes are the
+ * check's business (`receipt_invalid`); unknown fields are refused.
+ *
+ * @example
+ * ```ts
+ * import { parseGatewayInput, verifyRefundReceiptRequestSchema } from '@tollgate/core/gateway';
+ * const body = parseGatewayInput(verifyRefundReceiptRequestSchema, request.body);
+ * ```
+ */
+export const verifyRefundReceiptRequestSchema = v.strictObject({
+  signedReceipt: verifyReceiptRequestSchema.entries.signedReceipt,
+  receipt: v.unknown(),
+  originalReceipt: v.optional(v.unknown()),
+  minConfirmations: verifyReceiptRequestSchema.entries.minConfirmations,
+});
+
+/** A verified `POST /verify-refund-receipt` body. */
+export type VerifyRefundReceiptBody = v.InferOutput<typeof verifyRefundReceiptRequestSchema>;
+
+/**
  * A transaction hash as a path parameter: 32 bytes of `0x` hex (either case).
  *
  * @example

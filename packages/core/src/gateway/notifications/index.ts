@@ -1,4 +1,11 @@
-export { notificationQueue, enqueuePaymentNotification, paymentNotificationJob, type NotificationJob } from './notification-job';
+export {
+  notificationQueue,
+  enqueuePaymentNotification,
+  paymentNotificationJob,
+  orderNotificationJob,
+  orderNotificationJobPrefixes,
+  type NotificationJob,
+} from './notification-job';
 export { checkNotificationUrl, notificationAddressAllowed, type NotificationUrlPolicy } from './notification-url';
 export {
   NotificationTransportError,

@@ -10,6 +10,7 @@ import {
   createSqlGatewayStores,
   deriveGatewayKeys,
   gatewayMigrations,
+  orderNotificationId,
   serializeNotification,
   signReceipt,
   unixSeconds,
@@ -99,6 +100,18 @@ for (const engine of await testDatabaseEngines()) {
           keyId: merchant.notifyKeyId,
           timestamp: unixSeconds(clock),
         });
+      });
+
+      it.each(['order.paid', 'order.refunded', 'refund.rejected'] as const)('delivers an order-mode %s notification, named in its event header', async (event) => {
+        const { job } = await jobFor('https://hooks.example.com/orders');
+        const notification = { event, id: orderNotificationId(event, 'ord_0123456789abcdef0123456789abcdef'), createdAt: 1_772_366_400, data: { orderId: 'ord_0123456789abcdef0123456789abcdef' } };
+        const { transport, calls } = scriptedTransport(200);
+        const deliverer = createNotificationDeliverer({ stores: fixture().stores, keys, clock, transport });
+        expect(await deliverer.deliver({ ...job, notification } as unknown as NotificationJob)).toMatchObject({ kind: 'delivered' });
+        const { request } = calls[0] as (typeof calls)[number];
+        expect(request.headers['tollgate-event']).toBe(event);
+        expect(request.headers['idempotency-key']).toBe(notification.id);
+        expect(JSON.parse(request.body)).toEqual(notification);
       });
 
       it('falls back to the webhook URL the merchant has at delivery time, signed with both keys during a rotation', async () => {

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { unixSeconds, type Clock } from '../../time/clock';
+import { merchantNotificationEvents } from '../../x402/notifications/order-payloads';
 import type { GatewayKeys } from '../secrets';
 import type { MerchantStore } from '../store/merchant-store';
 import type { NotificationJob } from './notification-job';
@@ -54,7 +55,7 @@ const jobSchema = v.object({
   merchantId: v.pipe(v.string(), v.minLength(1)),
   refId: v.pipe(v.string(), v.minLength(1)),
   url: v.nullable(v.string()),
-  notification: v.looseObject({ event: v.literal('payment.settled'), id: v.pipe(v.string(), v.minLength(1)), createdAt: v.number(), data: v.looseObject({}) }),
+  notification: v.looseObject({ event: v.picklist(merchantNotificationEvents), id: v.pipe(v.string(), v.minLength(1)), createdAt: v.number(), data: v.looseObject({}) }),
 });
 
 /**

@@ -1,5 +1,5 @@
 import type { JobQueue } from '../../storage/jobs/job-queue';
-import type { PaymentSettledNotification } from '../../x402/notifications/payload';
+import type { MerchantNotification } from '../../x402/notifications/order-payloads';
 
 /** The job queue merchant notifications travel through. */
 export const notificationQueue = 'gateway.notifications';
@@ -18,7 +18,8 @@ export interface NotificationJob {
    * delivery time (and no delivery at all when the merchant has none).
    */
   url: string | null;
-  notification: PaymentSettledNotification;
+  /** The body: `payment.settled`, or an order-mode event (`order.paid`, `order.refunded`, `refund.rejected`). */
+  notification: MerchantNotification;
 }
 
 /**
@@ -62,4 +63,28 @@ export async function enqueuePaymentNotification(jobs: JobQueue, paymentId: stri
  */
 export function paymentNotificationJob(paymentId: string): { queue: string; idempotencyKey: string; maxAttempts: number } {
   return { queue: notificationQueue, idempotencyKey: `payment:${paymentId}`, maxAttempts: 12 };
+}
+
+/** The idempotency-key prefix of each order-mode notification job (`<prefix>:<order or refund id>`). */
+export const orderNotificationJobPrefixes = { 'order.paid': 'order-paid', 'order.refunded': 'order-refunded', 'refund.rejected': 'refund-rejected' } as const;
+
+/**
+ * The queue, idempotency key and attempt budget of an order-mode notification job, enqueued by the
+ * stores in the same statement or transaction as the change it reports: `order-paid:<orderId>`,
+ * `order-refunded:<refundId>`, `refund-rejected:<refundId>` (one job per order or refund, ever).
+ *
+ * @param event - The event kind.
+ * @param subjectId - The order id (`order.paid`) or the refund id.
+ * @returns The job's fixed fields.
+ * @example
+ * ```ts
+ * import { orderNotificationJob } from '@tollgate/core/gateway';
+ * orderNotificationJob('order.paid', 'ord_123').idempotencyKey; // 'order-paid:ord_123'
+ * ```
+ */
+export function orderNotificationJob(
+  event: keyof typeof orderNotificationJobPrefixes,
+  subjectId: string,
+): { queue: string; idempotencyKey: string; maxAttempts: number } {
+  return { queue: notificationQueue, idempotencyKey: `${orderNotificationJobPrefixes[event]}:${subjectId}`, maxAttempts: paymentNotificationJob('').maxAttempts };
 }

@@ -1,4 +1,5 @@
-import { serializeNotification, type PaymentSettledNotification } from '../../x402/notifications/payload';
+import type { MerchantNotification } from '../../x402/notifications/order-payloads';
+import { serializeNotification } from '../../x402/notifications/payload';
 import { signNotification, type NotificationKey } from '../../x402/notifications/signature';
 import { deriveNotifyHmacKey } from '../merchants/credentials';
 import type { MerchantRecord } from '../store/records';
@@ -17,7 +18,8 @@ export const notificationUserAgent = 'Tollgate-Notifier/1 (+https://github.com/t
 /**
  * Headers of a notification request besides the signature headers (`notificationHeaderNames`):
  * - `Idempotency-Key: <notification id>`: the same on every retry; deduplicate on it.
- * - `Tollgate-Event: payment.settled`: the event kind, so a receiver can route before parsing.
+ * - `Tollgate-Event: <event>` (`payment.settled`, `order.paid`, `order.refunded`, `refund.rejected`): the
+ *   event kind, so a receiver can route before parsing.
  *
  * @example
  * ```ts
@@ -52,7 +54,7 @@ export interface SignedNotificationRequest {
  * ```
  */
 export function buildNotificationRequest(params: {
-  notification: PaymentSettledNotification;
+  notification: MerchantNotification;
   keys: readonly NotificationKey[];
   timestamp: number;
 }): SignedNotificationRequest {

@@ -22,7 +22,8 @@ export {
   type PaymentIdentity,
   type PaymentConflictReason,
 } from './payment-identity';
-export { createReceiptIssuer, notificationIdOf, type ReceiptIssuer } from './receipt-issuer';
+export { createReceiptIssuer, notificationIdOf, type ReceiptIssuer, type CompletionParams } from './receipt-issuer';
+export { buildRefundSettlementResponse, type RefundSettlementBody } from './refund-settlement';
 export {
   settlementRecoveryQueue,
   settlementRecoveryMaxAttempts,

@@ -1,5 +1,6 @@
 import { isHexId } from '../../crypto/random';
 import { GatewayError } from '../../errors/gateway';
+import { REFUND_OF_PATTERN } from '../../x402/refund-receipt';
 import { buildPaymentRequirements } from '../../x402/requirements';
 import type { PaymentRequirements, ResourceInfo } from '../../x402/wire';
 import type { GatewayNetwork } from '../networks';
@@ -49,8 +50,10 @@ export interface PaymentContexts {
    * immutable facts are cached) and derives the terms.
    *
    * @throws GatewayError `invalid_request` (no `ref`, an open ref without a valid `amount`, a fixed ref
-   *   with another `amount`, `refundOf` while refunds are not enabled), `not_found` (unknown ref, or a ref
-   *   of another payTo).
+   *   with another `amount`; `refundOf` (`details.field`) while order mode is off (`not_enabled`), malformed
+   *   (`refund_of_malformed`), on a payment ref (`not_a_refund_ref`), missing on a refund ref
+   *   (`refund_of_required`) or naming another receipt than the refund ref's (`refund_of_mismatch`)),
+   *   `not_found` (unknown ref, or a ref of another payTo).
    */
   resolve(request: ReceiveRequest): Promise<PaymentContext>;
   /**
@@ -73,6 +76,10 @@ interface CachedStatus {
 
 function refNotFound(): GatewayError {
   return new GatewayError('not_found', 'No such ref for this payTo.');
+}
+
+function invalidRefundOf(message: string, reason: string): GatewayError {
+  return new GatewayError('invalid_request', message, { details: { field: 'refundOf', reason } });
 }
 
 function invalidAmount(message: string, details: Record<string, unknown>): GatewayError {
@@ -105,10 +112,11 @@ function invalidAmount(message: string, details: Record<string, unknown>): Gatew
  * ```
  */
 export function createPaymentContexts(
-  deps: Pick<PaymentDeps, 'networks' | 'clock'> & { readonly stores: Pick<GatewayStores, 'refs'> },
+  deps: Pick<PaymentDeps, 'networks' | 'clock' | 'orderMode'> & { readonly stores: Pick<GatewayStores, 'refs'> },
   settings: PaymentSettings,
 ): PaymentContexts {
   const { refs: refStore } = deps.stores;
+  const orderMode = deps.orderMode === true;
   const terms = createBoundedCache<PaymentTerms>(settings.cacheSize);
   const refs = createBoundedCache<RefRecord>(settings.cacheSize);
   const statuses = createBoundedCache<CachedStatus>(settings.cacheSize);
@@ -135,6 +143,23 @@ export function createPaymentContexts(
     refs.set(refId, target.ref);
     remember(target.ref, target.ref.status, target.payToStatus);
     return { ref: target.ref, refStatus: target.ref.status, payToStatus: target.payToStatus };
+  }
+
+  /**
+   * A refund ref pays an order's payer back and is bound to the original receipt: it is paid only with
+   * that receipt's `refundOf`, and only in order mode (a refund ref left from a time order mode was on is
+   * refused like a `refundOf` is). A payment ref never takes `refundOf`.
+   */
+  function assertRefundBinding(ref: RefRecord, refundOf: string | undefined): void {
+    if (ref.kind !== 'refund') {
+      if (refundOf !== undefined) throw invalidRefundOf('This ref is not a refund ref: leave refundOf out.', 'not_a_refund_ref');
+      return;
+    }
+    if (!orderMode) throw invalidRefundOf('Refund payments are not enabled on this gateway.', 'not_enabled');
+    if (refundOf === undefined) {
+      throw invalidRefundOf('This is a refund ref: add refundOf=sha256:<receiptHash> of the payment it refunds to the query.', 'refund_of_required');
+    }
+    if (refundOf !== ref.refundOf) throw invalidRefundOf('refundOf does not name the receipt this refund ref pays back.', 'refund_of_mismatch');
   }
 
   function amountOf(ref: RefRecord, requested: string | undefined): string {
@@ -180,8 +205,10 @@ export function createPaymentContexts(
   return {
     async resolve(request) {
       const { query } = request;
-      if (query['refundOf'] !== undefined) {
-        throw new GatewayError('invalid_request', 'Refund payments are not enabled on this gateway.', { details: { field: 'refundOf', reason: 'not_enabled' } });
+      const refundOf = query['refundOf'];
+      if (refundOf !== undefined && !orderMode) throw invalidRefundOf('Refund payments are not enabled on this gateway.', 'not_enabled');
+      if (refundOf !== undefined && !REFUND_OF_PATTERN.test(refundOf)) {
+        throw invalidRefundOf('refundOf must be sha256:<64 lowercase hex digits>, the original receipt’s hash.', 'refund_of_malformed');
       }
       const refId = query['ref'];
       if (refId === undefined || refId === '') throw new GatewayError('invalid_request', 'The query needs ref=<refId>.', { details: { field: 'ref' } });
@@ -189,6 +216,7 @@ export function createPaymentContexts(
       const target = await read(refId);
       // Another payTo's ref is answered exactly like a missing one.
       if (target === undefined || target.ref.payTo.toLowerCase() !== request.payTo.toLowerCase()) throw refNotFound();
+      assertRefundBinding(target.ref, refundOf);
       return { ...termsOf(target.ref, amountOf(target.ref, query['amount'])), ...target };
     },
 

@@ -6,6 +6,7 @@ import type { Facilitator } from '../../x402/facilitator/port';
 import type { GatewayNetwork } from '../networks';
 import type { GatewayServiceDeps } from '../service-deps';
 import type { GatewayStores } from '../store/gateway-stores';
+import type { OrderStore } from '../store/order-store';
 
 /**
  * The chain reads payments make: settlement evidence, the head block (number and timestamp) every
@@ -121,14 +122,24 @@ export interface PaymentOptions {
   readonly onEvent?: (event: PaymentEvent) => void;
   /** Waits `ms` between store polls (default `setTimeout`); tests may speed it up. */
   readonly sleep?: (ms: number) => Promise<void>;
+  /**
+   * Order mode (`GATEWAY_ORDER_MODE=on`; default off): refund refs are payable, with
+   * `refundOf=sha256:<receiptHash>` of the payment they pay back, and their settlement issues a refund
+   * receipt. Off, a `refundOf` and every refund ref are refused with `invalid_request`.
+   */
+  readonly orderMode?: boolean;
 }
 
 /**
- * Everything the payment services use: the common dependencies, the payment options, and two stores —
+ * Everything the payment services use: the common dependencies, the payment options, and the stores —
  * `refs` for the receive route's reads (ref and statuses) and the ref a receipt names, `payments` for the
- * claims and their transitions.
+ * claims and their transitions, and in order mode `orders` for refund intents.
  */
-export type PaymentDeps = GatewayServiceDeps & PaymentOptions & { readonly stores: Pick<GatewayStores, 'refs' | 'payments'> };
+export type PaymentDeps = GatewayServiceDeps &
+  PaymentOptions & {
+    /** `orders` (order mode): the refund intent of a refund ref, for its checks and its receipt. */
+    readonly stores: Pick<GatewayStores, 'refs' | 'payments'> & { readonly orders?: OrderStore };
+  };
 
 /**
  * The settings of `deps` with defaults filled in and checked.

@@ -104,17 +104,19 @@ export function identifyPayment(payload: PaymentPayload, chainId: number, client
 }
 
 /** Why a submission is refused as another payment's: see {@link paymentConflict}. */
-export type PaymentConflictReason = 'payload_mismatch' | 'authorization_in_use' | 'other_ref';
+export type PaymentConflictReason = 'payload_mismatch' | 'authorization_in_use' | 'other_ref' | 'ref_used';
 
 const conflictMessages: Record<PaymentConflictReason, string> = {
   payload_mismatch: 'This payment id was already used with a different payment payload.',
   authorization_in_use: 'This EIP-3009 authorization already belongs to another payment id.',
   other_ref: 'This payment belongs to another ref or amount.',
+  ref_used: 'This ref takes one payment (a refund, or an order), and another payment already holds it (in flight or settled).',
 };
 
 /**
  * The `conflict` (409) refusal of a submission that collides with another payment: its id was used with
- * another payload, its authorization belongs to another payment id, or it belongs to another ref.
+ * another payload, its authorization belongs to another payment id, it belongs to another ref, or its ref
+ * takes one payment and another holds it (`ref_used`: a refund ref or an order's ref).
  *
  * @param paymentId - The submission's payment id.
  * @param reason - Which collision.

@@ -5,22 +5,37 @@ import { hexEncode } from '../../crypto/hex';
 import { utf8Encode } from '../../crypto/utf8';
 import { buildPaymentSettledNotification } from '../../x402/notifications/payload';
 import { buildPaymentReceipt, receiptHash, signReceipt } from '../../x402/receipt';
+import { buildRefundReceipt, refundReceiptHash, signRefundReceipt } from '../../x402/refund-receipt';
 import { buildSettlementFailureResponse, buildSettlementResponse } from '../../x402/settlement-response';
 import { signX402Receipt } from '../../x402/x402-offer-receipt';
 import type { GatewayNetwork } from '../networks';
 import type { RefSnapshot } from '../refs/ref-service';
 import { resolvePublicUrl } from '../service-deps';
+import type { OrderStore } from '../store/order-store';
 import type { PaymentCompletion, PaymentRecord, StoredSettlementAnswer } from '../store/payment-records';
 import type { RefRecord } from '../store/records';
 import type { PaymentDeps } from './payment-deps';
+import { buildRefundSettlementResponse } from './refund-settlement';
+
+/** A settled payment, for {@link ReceiptIssuer.completion}. */
+export interface CompletionParams {
+  readonly payment: PaymentRecord;
+  readonly ref: RefRecord;
+  readonly network: GatewayNetwork;
+  readonly txHash: string;
+  readonly blockNumber?: bigint;
+  readonly now: Date;
+}
 
 /** Issues receipts and builds the stored answers of final payments. */
 export interface ReceiptIssuer {
   /**
    * Everything `PaymentStore.completePayment` stores for a settled payment: the receipt (signed, with
-   * the official x402 receipt artifact), the 200 answer and the merchant notification.
+   * the official x402 receipt artifact), the 200 answer and the merchant notification. A refund ref's
+   * payment gets a refund receipt (`x402.refund.receipt`, see `buildRefundSettlementResponse`) and no
+   * notification of its own (the store enqueues `order.refunded`).
    */
-  completion(params: { payment: PaymentRecord; ref: RefRecord; network: GatewayNetwork; txHash: string; blockNumber?: bigint; now: Date }): Promise<PaymentCompletion>;
+  completion(params: CompletionParams): Promise<PaymentCompletion>;
   /** The stored answer of a failed payment: 402 `settlement_failed` with a `PAYMENT-RESPONSE` of `success: false`. */
   failure(params: { payment: PaymentRecord; network: GatewayNetwork; reason: string; message: string; txHash: string | null }): StoredSettlementAnswer;
   /** The `PAYMENT-RESPONSE` of a pending payment: `success: false`, `errorReason: 'settlement_pending'`, the hash when known. */
@@ -47,7 +62,7 @@ export function notificationIdOf(paymentId: string): string {
 /**
  * Creates the receipt issuer over the gateway's signing key.
  *
- * @param deps - Signer and public URL.
+ * @param deps - Signer, public URL and, in order mode, the order store (a refund payment's intent).
  * @returns The issuer.
  *
  * @example
@@ -57,9 +72,56 @@ export function notificationIdOf(paymentId: string): string {
  * const completion = await issuer.completion({ payment, ref, network, txHash, now: new Date() });
  * ```
  */
-export function createReceiptIssuer(deps: Pick<PaymentDeps, 'signer' | 'publicUrl'>): ReceiptIssuer {
+export function createReceiptIssuer(deps: Pick<PaymentDeps, 'signer' | 'publicUrl'> & { readonly stores?: { readonly orders?: OrderStore } }): ReceiptIssuer {
+  /**
+   * A refund ref's payment: the refund receipt (bound to the original receipt by `refundOf`), its answer
+   * (see `RefundSettlementBody`), and no notification here — the store's completion enqueues
+   * `order.refunded` with this receipt in the same transaction.
+   */
+  async function refundCompletion({ payment, ref, network, txHash, blockNumber, now }: CompletionParams): Promise<PaymentCompletion> {
+    const refund = await deps.stores?.orders?.getRefundByRef(ref.id);
+    // A refund ref is only ever created with its intent (OrderStore.createRefund): a missing one is a wiring bug.
+    if (refund === undefined || ref.refundOf === null) throw new Error(`The refund intent of refund ref ${ref.id} cannot be read (is stores.orders wired?).`);
+    const snapshot = JSON.parse(ref.snapshotJson) as RefSnapshot;
+    const issuedAt = Math.floor(now.getTime() / 1000);
+    const receipt = buildRefundReceipt({
+      refundId: refund.id,
+      orderId: refund.orderId,
+      refId: ref.id,
+      paymentId: payment.paymentId,
+      refundOf: ref.refundOf,
+      gatewayOrigin: resolvePublicUrl(deps),
+      network,
+      from: payment.payer,
+      to: payment.payTo,
+      amount: payment.amount,
+      authorizationNonce: payment.nonce,
+      txHash,
+      ...(blockNumber === undefined ? {} : { blockNumber }),
+      issuedAt,
+    });
+    const [signedReceipt, x402Receipt] = await Promise.all([
+      signRefundReceipt(receipt, deps.signer),
+      signX402Receipt({ network: receipt.network, resourceUrl: snapshot.resource, payer: receipt.from, issuedAt, transaction: receipt.txHash }, deps.signer),
+    ]);
+    const { body, header } = buildRefundSettlementResponse({ receipt, signedReceipt, x402Receipt });
+    return {
+      paymentId: payment.paymentId,
+      txHash: receipt.txHash,
+      blockNumber: receipt.blockNumber ?? null,
+      receiptHash: refundReceiptHash(receipt),
+      receiptJson: JSON.stringify(receipt),
+      signedReceipt,
+      answer: { outcome: 'settled', paymentResponse: header, body: JSON.stringify(body) },
+      notification: null,
+      now,
+    };
+  }
+
   return {
-    async completion({ payment, ref, network, txHash, blockNumber, now }) {
+    async completion(params) {
+      if (params.ref.kind === 'refund') return refundCompletion(params);
+      const { payment, ref, network, txHash, blockNumber, now } = params;
       const snapshot = JSON.parse(ref.snapshotJson) as RefSnapshot;
       const issuedAt = Math.floor(now.getTime() / 1000);
       const receipt = buildPaymentReceipt({

@@ -11,7 +11,7 @@ import { createPaymentChecks } from './payment-checks';
 import { paymentClaim, type PaymentContext, type PaymentContexts } from './payment-context';
 import type { PaymentDeps, PaymentSettings } from './payment-deps';
 import { createPaymentEvidence, type EvidenceTarget, type SettlementEvidenceVerdict } from './payment-evidence';
-import { assertSamePaymentOrTwin, identifyPayment, type PaymentIdentity } from './payment-identity';
+import { assertSamePaymentOrTwin, identifyPayment, paymentConflict, type PaymentIdentity } from './payment-identity';
 import type { ReceiptIssuer } from './receipt-issuer';
 import type { SettlementRecovery } from './recovery';
 import { recoveryAnswers, type RecoveryResult } from './recovery-result';
@@ -136,6 +136,8 @@ export function createSettlementRecoveryService(deps: SettlementRecoveryServiceD
     if (ref === undefined || (merchantId !== undefined && ref.merchantId !== merchantId)) throw new GatewayError('not_found', 'No such ref.', { details: { refId } });
     // An open ref's amount is the one the payer accepted; verification then checks the authorization moves it.
     const query: Record<string, string> = ref.amount === null ? { ref: refId, amount: payload.accepted.amount } : { ref: refId };
+    // A refund ref names the receipt it pays back itself (the resolver still refuses it outside order mode).
+    if (ref.kind === 'refund' && ref.refundOf !== null) query['refundOf'] = ref.refundOf;
     return contexts.resolve({ payTo: ref.payTo, query });
   }
 
@@ -196,6 +198,8 @@ export function createSettlementRecoveryService(deps: SettlementRecoveryServiceD
   async function claimSettled(identity: PaymentIdentity, context: PaymentContext): Promise<PaymentClaimOutcome & { kind: 'claimed' | 'existing' }> {
     const now = deps.clock.now();
     const claimed = await payments.claimPayment(paymentClaim(identity, context, { leaseToken: randomId(), now, leaseMs: settings.leaseMs, settleStarted: true }));
+    // Another payment holds this single-payment ref: this transfer is not its payment (it is recorded nowhere).
+    if (claimed.kind === 'ref_used') throw paymentConflict(identity.paymentId, 'ref_used');
     if (claimed.kind !== 'not_payable') return claimed;
     // The statuses the checks saw were stale: refuse exactly as a fresh read would.
     contexts.assertPayable({ ...context, refStatus: claimed.status?.refStatus ?? 'revoked', payToStatus: claimed.status?.payToStatus ?? context.payToStatus }, nowSeconds());

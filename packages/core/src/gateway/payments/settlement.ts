@@ -140,6 +140,8 @@ export function createSettlement(
     let signature: ExactSignatureStatus;
     try {
       signature = verifyNew(payload, context);
+      // A refund ref's intent must still be open (one read, for refund refs only).
+      await checks.verifyRefundIntent(context);
     } catch (error) {
       // An earlier submission still gets its answer (the ref may have expired or been revoked since).
       return followOr(identity, error);
@@ -173,6 +175,8 @@ export function createSettlement(
       contexts.assertPayable({ ...context, refStatus: outcome.status?.refStatus ?? 'revoked', payToStatus: outcome.status?.payToStatus ?? context.payToStatus }, nowSeconds());
       throw new GatewayError('not_found', 'No such ref for this payTo.');
     }
+    // A refund ref (or an order's ref) takes one payment, and another holds it: nothing was claimed, settle is never called.
+    if (outcome.kind === 'ref_used') throw paymentConflict(identity.paymentId, 'ref_used');
     event(outcome.payment);
     if (verified.status === 'rejected') return holder.release(outcome.payment, leaseToken, 'facilitator_unavailable', verified.reason);
     const verdict = verified.value;

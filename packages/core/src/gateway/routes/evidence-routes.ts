@@ -7,7 +7,7 @@ import type { RateLimiter } from '../../storage/rate-limit/rate-limiter';
 import type { EvidenceServices } from '../evidence/evidence-services';
 import type { EvidenceAccessMode } from '../evidence/evidence-settings';
 import { anyoneViewer, type EvidenceViewer } from '../evidence/evidence-viewer';
-import { txHashSchema, txHistoryQuerySchema, txStatusQuerySchema, verifyReceiptRequestSchema } from '../evidence/schemas';
+import { txHashSchema, txHistoryQuerySchema, txStatusQuerySchema, verifyReceiptRequestSchema, verifyRefundReceiptRequestSchema } from '../evidence/schemas';
 import type { GatewayStores } from '../store/gateway-stores';
 import type { BearerAuth } from './bearer-auth';
 import { noStore } from './merchant-routes';
@@ -70,7 +70,7 @@ export function createEvidenceAccess(deps: EvidenceAccessDeps): EvidenceAccess {
   };
 }
 
-/** Body cap of `POST /verify-receipt`: a receipt and its signature are under 2 KiB. */
+/** Body cap of `POST /verify-receipt` and `/verify-refund-receipt`: a receipt and its signature are under 2 KiB (with the original receipt, under 4 KiB). */
 export const verifyReceiptBodyLimit = 16 * 1024;
 
 /** What {@link evidenceRoutes} needs. */
@@ -80,8 +80,9 @@ export interface EvidenceRouteDeps {
 }
 
 /**
- * The chain-evidence routes: `POST /verify-receipt`, `GET /tx/:txHash` and `GET /txs`, each behind
- * `access.middleware(…)`. Answers are `no-store`: confirmations change with every block.
+ * The chain-evidence routes: `POST /verify-receipt`, `POST /verify-refund-receipt`, `GET /tx/:txHash`
+ * and `GET /txs`, each behind `access.middleware(…)` (`/verify-refund-receipt` shares `/verify-receipt`'s
+ * rate-limit budget). Answers are `no-store`: confirmations change with every block.
  *
  * @param deps - The evidence services and the deployment policy.
  * @returns The routes.
@@ -103,6 +104,19 @@ export function evidenceRoutes(deps: EvidenceRouteDeps): Route[] {
         const body = parseGatewayInput(verifyReceiptRequestSchema, request.body);
         const viewer = await access.viewerOf(request);
         return { status: 200, headers: noStore, body: await evidence.receipts.verify({ ...body, viewer }) };
+      },
+    }),
+    // Same policy and rate-limit budget as /verify-receipt: the same kind of work (a signature, stored
+    // reads, one transaction read), so a client cannot double its budget by alternating the two.
+    route({
+      method: 'POST',
+      path: '/verify-refund-receipt',
+      middleware: access.middleware('verifyReceipt'),
+      body: { type: 'json', maxBytes: verifyReceiptBodyLimit },
+      handler: async (request) => {
+        const body = parseGatewayInput(verifyRefundReceiptRequestSchema, request.body);
+        const viewer = await access.viewerOf(request);
+        return { status: 200, headers: noStore, body: await evidence.refundReceipts.verify({ ...body, viewer }) };
       },
     }),
     route({

@@ -14,11 +14,19 @@ import type { GatewayServiceDeps } from '../service-deps';
 import type { GatewayStores } from '../store/gateway-stores';
 import { createBearerAuth, type BearerAuth } from './bearer-auth';
 import { merchantRoutes } from './merchant-routes';
+import { createOrderService } from '../orders/order-service';
+import { createRefundService } from '../orders/refund-service';
+import { orderRoutes } from './order-routes';
+import { refundRoutes } from './refund-routes';
+import { payPageRoutes } from './pay-page-routes';
 import { createEvidenceAccess, evidenceRoutes, type EvidenceAccess } from './evidence-routes';
 import { defaultEvidenceRateLimits, defaultGatewayRateLimits, type EvidenceRateLimits, type GatewayRateLimits } from './rate-limit';
 import { receiveRoutes } from './receive-routes';
 import { recoverSettlementRoutes } from './recovery-routes';
 import { refRoutes } from './ref-routes';
+import type { OperationGroup } from '../openapi/descriptors';
+import { gatewayOperationGroups } from '../openapi/gateway-operations';
+import { openApiRoutes } from './openapi-routes';
 
 /** Everything {@link createGateway} wires together. */
 export interface GatewayDeps extends GatewayServiceDeps {
@@ -57,6 +65,17 @@ export interface GatewayDeps extends GatewayServiceDeps {
   readonly evidenceRateLimiter?: RateLimiter;
   /** Per-route limits of the evidence routes; {@link defaultEvidenceRateLimits} by default. */
   readonly evidenceRateLimits?: EvidenceRateLimits;
+  /**
+   * `GET /openapi.json` lists the operations of the routes this gateway serves; `operations` adds those of
+   * routes the host serves beside them (`tollgate-gateway` passes `healthOperations` for `/healthz`).
+   */
+  readonly openapi?: { readonly operations?: readonly OperationGroup[] };
+  /**
+   * Order mode: the order and refund routes (`/order…`, `/refund-receipt/rejected`), served with
+   * `payments` only (refund receipts are signed with the payment key). Default off: every order path
+   * then answers 404 `not_found`.
+   */
+  readonly orderMode?: boolean;
 }
 
 /** The gateway's services, its bearer authentication and its route table entries. */
@@ -141,7 +160,33 @@ export function createGateway(deps: GatewayDeps): Gateway {
       ? []
       : recoverSettlementRoutes({ payments, middleware: evidenceAccess.middleware('recoverSettlement'), viewerOf: (request) => evidenceAccess.viewerOf(request) })),
     ...(evidence === undefined ? [] : evidenceRoutes({ evidence, access: evidenceAccess })),
+    // Order mode: orders pay through /receive and refunds are signed with the payment key, so both need payments.
+    ...(deps.orderMode !== true || payments === undefined ? [] : orderRoutes({ orders: createOrderService(services), auth })),
+    ...(deps.orderMode !== true || deps.payments === undefined
+      ? []
+      : refundRoutes({
+          refunds: createRefundService({
+            ...services,
+            signer: deps.payments.signer,
+            // The receipt keys /verify-receipt accepts: the current one (the payment key unless evidence names another) and rotated-out ones.
+            acceptedReceiptSigners: [deps.payments.signer.address, ...(deps.evidence?.receiptSigner === undefined ? [] : [deps.evidence.receiptSigner]), ...(deps.evidence?.previousReceiptSigners ?? [])],
+          }),
+          auth,
+        })),
+    // The wallet page pays through /receive, so it is served with payments only; page views get the ref lookup rule.
+    ...(payments === undefined
+      ? []
+      : payPageRoutes({
+          refs: deps.stores.refs,
+          networks: deps.networks,
+          clock: deps.clock,
+          rateLimiter: deps.rateLimiter,
+          rateLimit: rateLimits.refLookup,
+          publicTxStatus: evidence !== undefined && evidenceAccess.mode === 'public',
+        })),
   ];
+  // The document describes the final table (this route included), so it reads `routes` at its first request.
+  routes.push(...openApiRoutes({ routes: () => routes, groups: gatewayOperationGroups({ evidenceAccess: evidenceAccess.mode }), hostGroups: deps.openapi?.operations }));
   return { registration, accounts, refs, auth, events, payments, evidence, evidenceAccess, routes };
 }
 

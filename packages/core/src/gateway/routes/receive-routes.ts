@@ -33,7 +33,8 @@ export const receiveCors = cors({
 const pendingMessage = 'The payment was submitted for settlement and its outcome is not known yet; retry the same PAYMENT-SIGNATURE later.';
 
 /**
- * The x402 receive route, `GET /receive/:payTo?ref=<refId>[&amount=<atomic>]`:
+ * The x402 receive route, `GET /receive/:payTo?ref=<refId>[&amount=<atomic>][&refundOf=sha256:<receiptHash>]`
+ * (`refundOf`: order mode's refund refs, where `:payTo` is the original payer and the merchant's payTo pays):
  *
  * - without `PAYMENT-SIGNATURE` (and for `HEAD`, which never settles): 402 with `PAYMENT-REQUIRED`
  *   (standard base64 of the x402 v2 PaymentRequired) and the `payment_required` error envelope;

@@ -4,10 +4,12 @@ import refsSql from './migrations/002_refs.sql';
 import paymentsSql from './migrations/003_payments.sql';
 import paymentRecoverySql from './migrations/004_payment_recovery.sql';
 import paymentEvidenceSql from './migrations/005_payment_evidence.sql';
+import ordersSql from './migrations/006_orders.sql';
+import exclusiveRefsSql from './migrations/007_exclusive_refs.sql';
 
 /**
  * The gateway's tables (`gateway_challenges`, `gateway_merchants`, `gateway_pay_tos`,
- * `gateway_credentials`, `gateway_refs`, `gateway_payments`): the `gateway` migration domain. Apply
+ * `gateway_credentials`, `gateway_refs`, `gateway_payments`, `gateway_orders`, `gateway_refunds`): the `gateway` migration domain. Apply
  * after `coreMigrations` (payments enqueue jobs on `tollgate_jobs`).
  *
  * @example
@@ -23,4 +25,6 @@ export const gatewayMigrations: MigrationSet = defineMigrations('gateway', {
   '003_payments.sql': paymentsSql,
   '004_payment_recovery.sql': paymentRecoverySql,
   '005_payment_evidence.sql': paymentEvidenceSql,
+  '006_orders.sql': ordersSql,
+  '007_exclusive_refs.sql': exclusiveRefsSql,
 });

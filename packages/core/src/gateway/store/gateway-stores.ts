@@ -1,9 +1,10 @@
 import type { MerchantStore } from './merchant-store';
+import type { OrderStore } from './order-store';
 import type { PaymentStore } from './payment-store';
 import type { RefStore } from './ref-store';
 
 /**
- * The gateway's three storage ports, one per aggregate, over one database. Every service declares the
+ * The gateway's storage ports, one per aggregate, over one database. Every service declares the
  * ones it uses (`Pick<GatewayStores, 'refs' | 'merchants'>` for the ref service), so a service can never
  * reach an aggregate it does not own:
  *
@@ -12,6 +13,7 @@ import type { RefStore } from './ref-store';
  * | registration, merchant accounts, notification delivery | `merchants` |
  * | refs | `refs`, `merchants` (payTo ownership and status) |
  * | payments (negotiation, settlement, recovery) | `refs` (receive reads), `payments` |
+ * | orders and refund intents (order mode) | `orders` (refund payments also read `orders.getRefundByRef`) |
  *
  * @example
  * ```ts
@@ -27,4 +29,6 @@ export interface GatewayStores {
   readonly refs: RefStore;
   /** Payment claims, leases and transitions. */
   readonly payments: PaymentStore;
+  /** Orders and refund intents (order mode); their settlement effects happen in `payments.completePayment`. */
+  readonly orders: OrderStore;
 }

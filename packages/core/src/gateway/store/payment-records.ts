@@ -127,7 +127,12 @@ export type PaymentClaimOutcome =
   | { readonly kind: 'claimed'; readonly payment: PaymentRecord }
   | { readonly kind: 'existing'; readonly payment: PaymentRecord }
   /** Nothing holds the payment, and the ref is revoked or its payTo retired (or the ref is gone): no claim. */
-  | { readonly kind: 'not_payable'; readonly status: PaymentStatus | undefined };
+  | { readonly kind: 'not_payable'; readonly status: PaymentStatus | undefined }
+  /**
+   * The ref takes one payment (a refund ref, or an order's ref) and `holder`, another payment, holds it
+   * (processing, pending or settled): no claim. A failed holder frees the ref.
+   */
+  | { readonly kind: 'ref_used'; readonly holder: PaymentRecord };
 
 /** How {@link PaymentStore.findPayment} looks a payment up: by id, else by its authorization. */
 export interface PaymentLookup {
@@ -146,8 +151,12 @@ export interface PaymentCompletion {
   readonly receiptJson: string;
   readonly signedReceipt: string;
   readonly answer: StoredSettlementAnswer;
-  /** The merchant notification, enqueued in the same transaction. */
-  readonly notification: NotificationJob;
+  /**
+   * The merchant notification (`payment.settled`), enqueued in the same transaction; `null` for none
+   * (a refund payment: the store enqueues its `order.refunded` notification itself). Whatever it is, a
+   * payment of an order's ref also enqueues `order.paid`.
+   */
+  readonly notification: NotificationJob | null;
   readonly now: Date;
 }
 

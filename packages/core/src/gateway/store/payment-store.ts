@@ -25,6 +25,11 @@ import type {
  *   payTo is refused (`not_payable`), so a payment is never claimed on a stale status. A claim taken with
  *   `settleStarted` carries its settle mark from the start (as if `startSettle` had run in the same
  *   statement): from then on it is never released.
+ * - **Refund refs and order refs take one payment.** While a payment of such a ref is claimed
+ *   (processing, pending or settled), a claim of another payment of it is refused with `ref_used` and
+ *   the holder (decided in the claim's statement, so of concurrent claims exactly one is taken). A
+ *   failed or released payment frees the ref. The claim holds a share lock on the ref until it commits,
+ *   so `OrderStore` cancellations and rejections, which revoke the ref first, never cross a claim.
  * - **Leases fence the claim holder.** While `processing`, only the holder of a live lease may
  *   `startSettle` or `releasePayment`; `takeOverPayment` hands an expired lease to a new holder.
  *   `releasePayment` deletes the claim only while settle has not started (nothing can be on chain), or
@@ -34,7 +39,9 @@ import type {
  *   the payment's settlement-recovery job in the same transaction; `renewRecovery` replaces a job that
  *   died, also in one transaction), `processing | pending → settled`
  *   (`completePayment`, which stores the receipt and answer and enqueues the merchant notification in the
- *   same transaction) and `processing | pending → failed` (`failPayment`). A transition from any other
+ *   same transaction, with the order-mode effects of `OrderStore`'s contract: an order's ref payment
+ *   makes the order paid and enqueues `order.paid`, a refund ref payment makes the intent paid, moves its
+ *   amount from reserved to refunded and enqueues `order.refunded`) and `processing | pending → failed` (`failPayment`). A transition from any other
  *   state changes nothing and returns the payment as it stands, so the first final outcome wins and its
  *   answer is the one every replay gets. Settled and failed payments never change again.
  */

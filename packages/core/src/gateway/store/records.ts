@@ -71,9 +71,21 @@ export interface MerchantRecord {
   readonly credentials: readonly CredentialRecord[];
 }
 
+/**
+ * What a ref is for: `payment` (a merchant is paid at one of its registered payTos) or `refund` (an
+ * order's payer is paid back: the payTo is the payer, the only accepted payer is `refundFrom`, the
+ * order's payTo, and the payment must name `refundOf`, the original receipt's hash).
+ */
+export type RefKind = 'payment' | 'refund';
+
 /** A ref as stored. `snapshotJson` is the exact JSON text returned at creation; it never changes. */
 export interface RefRecord {
   readonly id: string;
+  readonly kind: RefKind;
+  /** `sha256:<hex>` of the receipt a refund ref pays back; `null` for payment refs. */
+  readonly refundOf: string | null;
+  /** The only payer a refund ref accepts (the order's payTo); `null` for payment refs. */
+  readonly refundFrom: string | null;
   readonly merchantId: string;
   readonly payTo: string;
   readonly network: string;
@@ -89,5 +101,5 @@ export interface RefRecord {
   readonly revokedAt: Date | null;
 }
 
-/** A ref to create: everything but the status fields. */
-export type NewRefRecord = Omit<RefRecord, 'status' | 'revokedAt'>;
+/** A ref to create: everything but the status fields; a payment ref may leave out the refund fields. */
+export type NewRefRecord = Omit<RefRecord, 'status' | 'revokedAt' | 'kind' | 'refundOf' | 'refundFrom'> & Partial<Pick<RefRecord, 'kind' | 'refundOf' | 'refundFrom'>>;

@@ -1,6 +1,5 @@
 import { createSqlJobQueue } from '../../storage/jobs/sql-job-queue';
 import type { SqlClient } from '../../storage/sql-client';
-import { paymentNotificationJob } from '../notifications/notification-job';
 import { enqueueSettlementRecovery } from '../payments/recovery-job';
 import type {
   EvidenceScan,
@@ -13,7 +12,8 @@ import type {
   PaymentTransition,
 } from './payment-records';
 import { frozenClock, paymentColumns, toPayment, type PaymentRow } from './sql-payment-rows';
-import { getPaymentStatusInSql } from './sql-refs';
+import { completePaymentParams, completePaymentSql } from './sql-settlement-effects';
+import { getPaymentStatusInSql, payToJoinSql, payToStatusSql } from './sql-refs';
 
 // The row holding the id wins over the row holding the authorization: a replay is recognised by its id.
 const findSql = `SELECT ${paymentColumns} FROM gateway_payments
@@ -21,12 +21,19 @@ const findSql = `SELECT ${paymentColumns} FROM gateway_payments
   ORDER BY (payment_id = $1) DESC LIMIT 1`;
 
 // The claim is taken only while the ref is active and its payTo is not retired, read in the same
-// statement: no separate status read, and no window between checking and claiming.
+// statement: no separate status read, and no window between checking and claiming. FOR SHARE holds the
+// ref row until the claim commits: a cancel or rejection revokes the ref (UPDATE, so it waits for the
+// claim) before it looks for claims, and a claim that waited on a revocation re-reads the ref's status
+// and inserts nothing. So a payment and a cancel or rejection never both succeed (see OrderStore).
+// A payment of a refund ref or of an order's ref is `exclusive`: the partial unique index on
+// (ref_id) WHERE exclusive AND state <> 'failed' lets one at a time be claimed (007_exclusive_refs.sql).
 const insertSql = `INSERT INTO gateway_payments (payment_id, ref_id, merchant_id, network, chain_id, pay_to, payer, amount, nonce,
-    valid_before, fingerprint, state, lease_token, lease_until, created_at, updated_at, valid_after, settle_started_at)
-  SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'processing', $12, $13, $14, $14, $15, CASE WHEN $16::boolean THEN $14::timestamptz END
-  FROM gateway_refs r JOIN gateway_pay_tos p ON p.address = r.pay_to
-  WHERE r.id = $2 AND r.status = 'active' AND p.status = 'active'
+    valid_before, fingerprint, state, lease_token, lease_until, created_at, updated_at, valid_after, settle_started_at, exclusive)
+  SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'processing', $12, $13, $14, $14, $15, CASE WHEN $16::boolean THEN $14::timestamptz END,
+    r.kind = 'refund' OR EXISTS (SELECT 1 FROM gateway_orders o WHERE o.ref_id = r.id)
+  FROM gateway_refs r ${payToJoinSql}
+  WHERE r.id = $2 AND r.status = 'active' AND ${payToStatusSql} = 'active'
+  FOR SHARE OF r
   ON CONFLICT DO NOTHING
   RETURNING ${paymentColumns}`;
 
@@ -44,9 +51,10 @@ export async function getPaymentInSql(sql: SqlClient, paymentId: string): Promis
 
 /**
  * `PaymentStore.claimPayment` in SQL: `INSERT … SELECT … ON CONFLICT DO NOTHING` (a concurrent insert of
- * the same id or authorization waits for the first to commit, then inserts nothing), then the holder is
- * read in a new snapshot. No holder and no insert means the ref or payTo is no longer payable (statuses
- * only ever move away from `active`); a holder released in between is retried.
+ * the same id or authorization, or of another payment of the same exclusive ref, waits for the first to
+ * commit, then inserts nothing), then the holder is read in a new snapshot: the payment holding the id or
+ * authorization (`existing`), else a ref no longer payable (statuses only ever move away from `active`),
+ * else the payment holding the exclusive ref (`ref_used`). A holder released in between is retried.
  */
 export async function claimPaymentInSql(sql: SqlClient, claim: NewPaymentClaim): Promise<PaymentClaimOutcome> {
   const values = [
@@ -74,6 +82,11 @@ export async function claimPaymentInSql(sql: SqlClient, claim: NewPaymentClaim):
     if (existing !== undefined) return { kind: 'existing', payment: existing };
     const status = await getPaymentStatusInSql(sql, claim.refId);
     if (status === undefined || status.refStatus !== 'active' || status.payToStatus !== 'active') return { kind: 'not_payable', status };
+    const holder = await sql.query<PaymentRow>(
+      `SELECT ${paymentColumns} FROM gateway_payments WHERE ref_id = $1 AND exclusive AND state <> 'failed' LIMIT 1`,
+      [claim.refId],
+    );
+    if (holder.rows[0] !== undefined) return { kind: 'ref_used', holder: toPayment(holder.rows[0]) };
   }
   throw new Error('The payment claim kept conflicting with claims that were released at once.');
 }
@@ -169,44 +182,12 @@ export function markPaymentPendingInSql(sql: SqlClient, params: { paymentId: str
 }
 
 /**
- * `PaymentStore.completePayment` in SQL: the settled state, receipt and answer, and the notification job,
- * in one statement (a data-modifying CTE is atomic on its own, and one round trip instead of a
- * transaction's four matters on the settlement path). The job is inserted only when the payment moved,
- * with the fields `enqueuePaymentNotification` uses.
+ * `PaymentStore.completePayment` in SQL: the settled state, receipt and answer, the notification job, and
+ * the order-mode effects (an order paid, a refund intent paid and its amount moved from reserved to
+ * refunded, their notification jobs), in one statement: see sql-settlement-effects.ts.
  */
 export async function completePaymentInSql(sql: SqlClient, completion: PaymentCompletion): Promise<PaymentTransition | undefined> {
-  const { answer } = completion;
-  const job = paymentNotificationJob(completion.paymentId);
-  const notification = JSON.stringify(completion.notification);
-  const { rows } = await sql.query<PaymentRow>(
-    `WITH moved AS (
-       UPDATE gateway_payments SET state = 'settled', lease_token = NULL, lease_until = NULL, tx_hash = $2, block_number = $3,
-         receipt_hash = $4, receipt = $5, signed_receipt = $6, answer_outcome = $7, answer_header = $8, answer_body = $9,
-         error_reason = NULL, updated_at = $10, completed_at = $10
-       WHERE payment_id = $1 AND state IN ('processing', 'pending') RETURNING ${paymentColumns}
-     ), notified AS (
-       INSERT INTO tollgate_jobs (queue, payload, idempotency_key, max_attempts, run_at, created_at, updated_at)
-       SELECT $11, $12::jsonb, $13, $14, $10, $10, $10 FROM moved
-       ON CONFLICT (queue, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
-     )
-     SELECT * FROM moved`,
-    [
-      completion.paymentId,
-      completion.txHash,
-      completion.blockNumber,
-      completion.receiptHash,
-      completion.receiptJson,
-      completion.signedReceipt,
-      answer.outcome,
-      answer.paymentResponse,
-      answer.body,
-      completion.now,
-      job.queue,
-      notification,
-      job.idempotencyKey,
-      job.maxAttempts,
-    ],
-  );
+  const { rows } = await sql.query<PaymentRow>(completePaymentSql, completePaymentParams(completion));
   if (rows[0] !== undefined) return { changed: true, payment: toPayment(rows[0]) };
   const current = await getPaymentInSql(sql, completion.paymentId);
   return current === undefined ? undefined : { changed: false, payment: current };

@@ -81,11 +81,14 @@ export function toCredential(row: CredentialRow): CredentialRecord {
 
 /** Columns of `gateway_refs` in select order. */
 export const refColumns =
-  'id, merchant_id, pay_to, network, asset, amount, invoice_id, label, notify_url, snapshot, status, created_at, expires_at, revoked_at';
+  'id, kind, refund_of, refund_from, merchant_id, pay_to, network, asset, amount, invoice_id, label, notify_url, snapshot, status, created_at, expires_at, revoked_at';
 
 /** A `gateway_refs` row. */
 export interface RefRow {
   id: string;
+  kind: RefRecord['kind'];
+  refund_of: string | null;
+  refund_from: string | null;
   merchant_id: string;
   pay_to: string;
   network: string;
@@ -106,6 +109,9 @@ export interface RefRow {
 export function toRef(row: RefRow): RefRecord {
   return {
     id: row.id,
+    kind: row.kind,
+    refundOf: row.refund_of,
+    refundFrom: row.refund_from,
     merchantId: row.merchant_id,
     payTo: row.pay_to,
     network: row.network,

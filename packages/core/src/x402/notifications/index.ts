@@ -9,3 +9,13 @@ export {
   type VerifyNotificationParams,
 } from './signature';
 export { buildPaymentSettledNotification, serializeNotification, type PaymentSettledNotification } from './payload';
+export {
+  merchantNotificationEvents,
+  orderNotificationId,
+  type MerchantNotification,
+  type MerchantNotificationEvent,
+  type OrderPaidNotification,
+  type OrderRefundedNotification,
+  type OrderPaymentData,
+  type RefundRejectedNotification,
+} from './order-payloads';

@@ -1,4 +1,5 @@
 import { receiptHash, type PaymentReceipt } from '../receipt';
+import type { MerchantNotification } from './order-payloads';
 
 /**
  * The body of a `payment.settled` merchant notification, POSTed as JSON to the ref's `notifyUrl` or the
@@ -58,7 +59,7 @@ export function buildPaymentSettledNotification(params: { id: string; createdAt:
 /**
  * The notification's JSON body. Sign and send exactly these bytes: the signature covers the raw body.
  *
- * @param notification - The notification.
+ * @param notification - The notification (any event kind).
  * @returns Its JSON text.
  *
  * @example
@@ -67,6 +68,6 @@ export function buildPaymentSettledNotification(params: { id: string; createdAt:
  * const body = serializeNotification(notification);
  * ```
  */
-export function serializeNotification(notification: PaymentSettledNotification): string {
+export function serializeNotification(notification: MerchantNotification): string {
   return JSON.stringify(notification);
 }

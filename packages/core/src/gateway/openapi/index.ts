@@ -1,0 +1,54 @@
+/**
+ * The gateway's OpenAPI 3.1 document, generated from the valibot schemas its routes parse and answer
+ * with: descriptor vocabulary, one descriptor group per route module, the builder and the converter.
+ *
+ * @module
+ */
+export {
+  named,
+  type NamedSchema,
+  type OperationSecurity,
+  type HeaderDescriptor,
+  type ResponseDescriptor,
+  type PathParamDescriptor,
+  type OperationDescriptor,
+  type OperationGroup,
+} from './descriptors';
+export { toComponentSchemas, toInlineSchema, componentSchemaPath, type AnySchema, type SchemaDirection } from './json-schema';
+export { buildOpenApiDocument, gatewayOpenApiVersion, type OpenApiDocument } from './document';
+export {
+  gatewayOperationGroups,
+  servedOperationGroups,
+  serializeOpenApiDocument,
+  gatewayOpenApiDocument,
+  type GatewayOperationOptions,
+} from './gateway-operations';
+export { describes, gatewayErrorEnvelopeSchema, gatewayErrorSchema, allGatewayErrorCodes, type Documented } from './schemas/common';
+export {
+  challengeResponse,
+  merchantCredentialsResponse,
+  attachedPayToResponse,
+  registrationResultResponse,
+  merchantProfileResponse,
+  rotatedCredentialResponse,
+  revokedCredentialResponse,
+  retiredPayToResponse,
+} from './schemas/merchant-responses';
+export { refSnapshotSchema, createdRefResponse, publicRefResponse, refPageResponse, revokedRefResponse } from './schemas/ref-responses';
+export {
+  paymentRequiredHeaderSchema,
+  paymentPayloadHeaderSchema,
+  paymentReceiptComponent,
+  settlementSuccessResponse,
+  settlementFailureResponse,
+  paymentRequiredErrorResponse,
+  receiveQuerySchema,
+} from './schemas/payment-responses';
+export { receiptVerificationResponse, txStatusResponse, transferHistoryResponse } from './schemas/evidence-responses';
+export { merchantOperations } from './operations/merchant-operations';
+export { refOperations, refIdParam } from './operations/ref-operations';
+export { receiveOperations, settlementResponses, failedSettlementHeader } from './operations/receive-operations';
+export { recoveryOperations } from './operations/recovery-operations';
+export { evidenceOperations } from './operations/evidence-operations';
+export { openApiOperations, openApiDocumentResponse, openApiMaxAgeSeconds } from './operations/openapi-operations';
+export { healthOperations, healthStatusResponse } from './operations/health-operations';

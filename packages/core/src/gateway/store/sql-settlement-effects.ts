@@ -1,0 +1,123 @@
+import type { SqlParam } from '../../storage/sql-client';
+import { orderNotificationJobPrefixes, paymentNotificationJob } from '../notifications/notification-job';
+import type { PaymentCompletion } from './payment-records';
+import { paymentColumns } from './sql-payment-rows';
+
+// The completion of a payment as ONE statement: the payment's settled state, its notification, and the
+// order-mode effects. A data-modifying CTE is atomic on its own, and one round trip instead of a
+// transaction's several matters on the settlement path. Each effect reads `moved` (the payment row, only
+// when this call moved it), so a repeated or concurrent completion applies nothing twice; a payment of
+// neither kind costs two index probes that find nothing (gateway_orders_ref_key, gateway_refunds_ref_key).
+//
+// Lock order: the payment row (moved), then the order row, then the refund row (paid_refund joins the
+// order update's output, so it cannot lock first). Every other writer of orders takes the order row first
+// (sql-orders.ts), so none of them can wait on this statement while it waits on them.
+
+/** `ntf_` + 32 hex of sha256(`tollgate/notification/v1:<event>:<id>`), as `orderNotificationId` computes it. */
+export function notificationIdSql(event: keyof typeof orderNotificationJobPrefixes, idColumn: string): string {
+  return `'ntf_' || left(encode(sha256(convert_to('tollgate/notification/v1:${event}:' || ${idColumn}, 'UTF8')), 'hex'), 32)`;
+}
+
+/** `{ "<key>": value }` when `column` is not null, else `{}` (optional fields are left out, never null). */
+export function optionalSql(key: string, column: string, cast = ''): string {
+  return `CASE WHEN ${column} IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('${key}', ${column}${cast}) END`;
+}
+
+/**
+ * The `data` of `order.paid` / `order.refunded` (`OrderPaymentData`), from order row `o` and payment `m`.
+ * The metadata cast cannot fail: the table's check keeps `metadata` a JSON object text.
+ */
+function paymentDataSql(amountColumn: string): string {
+  return `jsonb_build_object('orderId', o.id, 'refId', m.ref_id, 'paymentId', m.payment_id, 'amount', ${amountColumn}::text,
+      'payer', o.payer, 'payTo', o.pay_to, 'network', o.network, 'txHash', m.tx_hash, 'receiptHash', m.receipt_hash,
+      'receipt', m.receipt::jsonb, 'signedReceipt', m.signed_receipt)
+    || ${optionalSql('invoiceId', 'o.invoice_id')} || ${optionalSql('metadata', 'o.metadata', '::jsonb')}`;
+}
+
+/** A notification job row (`NotificationJob`) for `tollgate_jobs`, to the order's notify URL (else the merchant's webhook). */
+function jobPayloadSql(event: keyof typeof orderNotificationJobPrefixes, subjectColumn: string, refIdColumn: string, data: string): string {
+  return `jsonb_build_object('merchantId', o.merchant_id, 'refId', ${refIdColumn}, 'url', o.notify_url, 'notification', jsonb_build_object(
+      'event', '${event}', 'id', ${notificationIdSql(event, subjectColumn)}, 'createdAt', $15::bigint, 'data', ${data}))`;
+}
+
+/** The head of a job insert into `tollgate_jobs`. */
+export const insertJobSql = 'INSERT INTO tollgate_jobs (queue, payload, idempotency_key, max_attempts, run_at, created_at, updated_at)';
+/** An enqueue that finds its idempotency key taken inserts nothing. */
+export const onConflictSql = 'ON CONFLICT (queue, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING';
+
+/** `PaymentStore.completePayment`'s statement (parameters: {@link completePaymentParams}). */
+export const completePaymentSql = `
+  WITH moved AS (
+    UPDATE gateway_payments SET state = 'settled', lease_token = NULL, lease_until = NULL, tx_hash = $2, block_number = $3,
+      receipt_hash = $4, receipt = $5, signed_receipt = $6, answer_outcome = $7, answer_header = $8, answer_body = $9,
+      error_reason = NULL, updated_at = $10, completed_at = $10
+    WHERE payment_id = $1 AND state IN ('processing', 'pending') RETURNING ${paymentColumns}
+  ), notified AS (
+    ${insertJobSql}
+    SELECT $11, $12::jsonb, $13, $14, $10, $10, $10 FROM moved WHERE $12::jsonb IS NOT NULL
+    ${onConflictSql}
+  ), paid_order AS (
+    -- The chain is the truth: a settled payment of the order's ref makes it paid from unpaid, expired
+    -- (unpaid past its expiry) or cancelled alike (the claim protocol keeps the last from happening).
+    UPDATE gateway_orders o SET status = 'paid', payment_id = m.payment_id, payer = m.payer, tx_hash = m.tx_hash,
+      receipt_hash = m.receipt_hash, paid_at = $10, cancelled_at = NULL, updated_at = $10
+    FROM moved m WHERE o.ref_id = m.ref_id AND o.status IN ('unpaid', 'cancelled')
+    RETURNING o.*
+  ), order_paid_job AS (
+    ${insertJobSql}
+    SELECT $11, ${jobPayloadSql('order.paid', 'o.id', 'o.ref_id', paymentDataSql('o.amount'))},
+      '${orderNotificationJobPrefixes['order.paid']}:' || o.id, $14, $10, $10, $10
+    FROM paid_order o CROSS JOIN moved m
+    ${onConflictSql}
+  ), refund_intent AS (
+    SELECT f.id, f.order_id, f.amount FROM gateway_refunds f JOIN moved m ON f.ref_id = m.ref_id WHERE f.status = 'open'
+  ), refunded_order AS (
+    UPDATE gateway_orders o SET refund_reserved = o.refund_reserved - i.amount, refunded = o.refunded + i.amount,
+      status = CASE WHEN o.refunded + i.amount = o.amount THEN 'refunded' ELSE 'partially_refunded' END, updated_at = $10
+    FROM refund_intent i WHERE o.id = i.order_id AND o.status IN ('paid', 'partially_refunded')
+    RETURNING o.*, i.id AS refund_id, i.amount AS refund_amount
+  ), paid_refund AS (
+    UPDATE gateway_refunds f SET status = 'paid', payment_id = m.payment_id, tx_hash = m.tx_hash, receipt_hash = m.receipt_hash,
+      paid_at = $10, updated_at = $10
+    FROM refunded_order o CROSS JOIN moved m WHERE f.id = o.refund_id
+    RETURNING f.id
+  ), order_refunded_job AS (
+    ${insertJobSql}
+    SELECT $11, ${jobPayloadSql(
+      'order.refunded',
+      'o.refund_id',
+      'm.ref_id',
+      `${paymentDataSql('o.refund_amount')} || jsonb_build_object('refundId', o.refund_id, 'refunded', o.refunded::text,
+        'remaining', (o.amount - o.refunded - o.refund_reserved)::text, 'status', o.status)`,
+    )},
+      '${orderNotificationJobPrefixes['order.refunded']}:' || o.refund_id, $14, $10, $10, $10
+    FROM refunded_order o CROSS JOIN moved m
+    ${onConflictSql}
+  )
+  SELECT * FROM moved`;
+
+/**
+ * The parameters of {@link completePaymentSql}: the completion, its `payment.settled` job (when any) and
+ * the notification time in Unix seconds.
+ */
+export function completePaymentParams(completion: PaymentCompletion): SqlParam[] {
+  const { answer } = completion;
+  const job = paymentNotificationJob(completion.paymentId);
+  return [
+    completion.paymentId,
+    completion.txHash,
+    completion.blockNumber,
+    completion.receiptHash,
+    completion.receiptJson,
+    completion.signedReceipt,
+    answer.outcome,
+    answer.paymentResponse,
+    answer.body,
+    completion.now,
+    job.queue,
+    completion.notification === null ? null : JSON.stringify(completion.notification),
+    job.idempotencyKey,
+    job.maxAttempts,
+    Math.floor(completion.now.getTime() / 1000),
+  ];
+}
