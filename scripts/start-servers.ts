@@ -27,6 +27,9 @@ function devChainLines(gateway: RunningGateway, config: GatewayConfig): string[]
     '',
     'Pay a demo ref (registers a merchant, creates a ref, pays it with @x402/fetch, verifies the receipt):',
     `  ${dataDirPrefix}npm run example -- pay-a-ref`,
+    '',
+    'Order, pay, refund and verify the refund (order mode is on in dev mode; set GATEWAY_ORDER_MODE=off to turn it off):',
+    `  ${dataDirPrefix}npm run example -- order-and-refund`,
   ];
 }
 

@@ -20,7 +20,7 @@ import {
   type RandomSource,
   type Secp256k1Backend,
 } from '@tollgate/core';
-import type { EvidenceOptions } from '@tollgate/core/gateway';
+import { healthOperations, type EvidenceOptions } from '@tollgate/core/gateway';
 import { closeOnSignal, createKeepAliveFetch, serverLoggerOptions, startService, type RunningService } from '@tollgate/core/node';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { createGatewayListener } from './app';
@@ -165,6 +165,7 @@ async function serveGateway(config: GatewayConfig, options: StartGatewayOptions,
         payments: paymentOptions(config, { signer, secp256k1, rpc, networks, logger, devChain: devChain !== undefined, fetch: outbound }),
         evidence: evidenceOptions(config, rpc),
         evidenceRateLimits: config.evidence.rateLimits,
+        openapi: { operations: [healthOperations] },
         orderMode: config.orderMode === true,
       });
       const chains = createChainHealthProbe({ rpc, clock, timeoutMs: Math.min(config.rpcTimeoutMs, 2_000) });

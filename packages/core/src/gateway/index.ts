@@ -119,7 +119,7 @@ export {
   type StatelessRejectionRequest,
 } from './orders/schemas';
 export { encodeOrderCursor, decodeOrderCursor, type OrderCursorScope, type OrderCursorPosition } from './orders/cursor';
-export { buildRefSnapshot, type RefSnapshotFacts } from './orders/ref-snapshot';
+export { buildRefSnapshot, type RefSnapshotFacts } from './refs/ref-snapshot';
 export {
   orderView,
   refundView,

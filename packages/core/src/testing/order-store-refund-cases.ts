@@ -78,6 +78,8 @@ export function defineRefundCases(fixture: () => OrderStoreConformanceFixture): 
     expect(await refs.getRef(intent.ref.id)).toEqual(ref);
     expect(await refs.getPaymentTarget(intent.ref.id)).toEqual({ ref, payToStatus: 'active' });
     expect(await refs.getPaymentStatus(intent.ref.id)).toEqual({ refStatus: 'active', payToStatus: 'active' });
+    // Refund refs are not among the refs the merchant receives on.
+    expect(await refs.listRefs({ merchantId: merchant.merchantId, payTo: order.payer as string, limit: 10 })).toEqual([]);
     // The merchant's payTo retiring does not stop it from paying a refund back.
     await merchants.retirePayTo({ merchantId: merchant.merchantId, address: merchant.payTo, now: at(100_000) });
     expect(await refs.getPaymentStatus(intent.ref.id)).toEqual({ refStatus: 'active', payToStatus: 'active' });

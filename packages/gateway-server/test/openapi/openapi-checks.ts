@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import type { Route } from '@tollgate/core';
-import type { OpenApiDocument } from '@tollgate/core/gateway';
+import { operationServes, type OpenApiDocument, type OperationGroup } from '@tollgate/core/gateway';
 
 /** Where `npm run openapi` writes the document. */
 export const checkedInPath = fileURLToPath(new URL('../../../../docs/openapi/gateway.json', import.meta.url));
@@ -26,6 +26,27 @@ export function operationKey(method: string, routePath: string): string {
 /** The operations of a route table, OPTIONS preflight routes left out (HEAD is served by GET). */
 export function routeKeys(routes: readonly Pick<Route, 'method' | 'path'>[]): string[] {
   return routes.filter((route) => route.method !== 'OPTIONS' && route.method !== 'HEAD').map((route) => operationKey(route.method, route.path)).sort();
+}
+
+/**
+ * The operations a route table serves as the descriptors name them: each route (OPTIONS and HEAD left
+ * out) becomes the key of the one operation that serves it (`operationServes`: the pay page's
+ * content-named files become `GET /pay/assets/{file}`); a route no operation serves keeps its own key,
+ * so a comparison with the document shows it.
+ *
+ * @throws Error when two operations claim one route.
+ */
+export function describedRouteKeys(routes: readonly Pick<Route, 'method' | 'path'>[], groups: readonly OperationGroup[]): string[] {
+  const operations = groups.flatMap((group) => group.operations);
+  const keys = routes
+    .filter((route) => route.method !== 'OPTIONS' && route.method !== 'HEAD')
+    .map((route) => {
+      const serving = operations.filter((operation) => operationServes(operation, route));
+      if (serving.length > 1) throw new Error(`${route.method} ${route.path} is claimed by ${serving.map((operation) => operation.operationId).join(', ')}`);
+      const [operation] = serving;
+      return operation === undefined ? operationKey(route.method, route.path) : operationKey(operation.method, operation.path);
+    });
+  return [...new Set(keys)].sort();
 }
 
 /** The operations of a document. */
@@ -203,10 +224,17 @@ export class DocumentValidator {
     const documented = (responses[String(response.status)] ?? (response.status >= 400 ? responses['default'] : undefined)) as Json | undefined;
     if (documented === undefined) return [`status ${response.status} is not documented`];
     const problems: string[] = [];
-    const content = (documented['content'] as Json | undefined)?.['application/json'] as Json | undefined;
+    const contents = (documented['content'] ?? {}) as Record<string, Json>;
+    const mediaType = (response.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+    const content = contents['application/json'];
     if (content !== undefined) {
-      if (!(response.headers.get('content-type') ?? '').startsWith('application/json')) problems.push(`content-type ${response.headers.get('content-type')}`);
-      problems.push(...this.validate(content['schema'], JSON.parse(response.text), 'body'));
+      if (mediaType !== 'application/json') problems.push(`content-type ${response.headers.get('content-type')}`);
+      else problems.push(...this.validate(content['schema'], JSON.parse(response.text), 'body'));
+    } else if (Object.keys(contents).length > 0) {
+      // A text body (the pay page's HTML, its script and stylesheet): its media type must be documented.
+      const text = contents[mediaType];
+      if (text === undefined) problems.push(`content-type ${response.headers.get('content-type')} is not one of ${Object.keys(contents).join(', ')}`);
+      else problems.push(...this.validate(text['schema'], response.text, 'body'));
     } else if (response.text !== '') problems.push('a body where none is documented');
     for (const [name, header] of Object.entries((documented['headers'] ?? {}) as Record<string, Json>)) {
       const value = response.headers.get(name);

@@ -1,48 +1,33 @@
-// Real requests and responses of a running tollgate-gateway, settling on a real anvil chain, validated
-// against the checked-in OpenAPI document with a JSON Schema 2020-12 validator (ajv). Response objects
+// Real requests and responses of a running tollgate-gateway (default configuration: order mode off; order
+// mode has openapi-order-responses.test.ts), settling on a real anvil chain, validated against the
+// checked-in OpenAPI document with a JSON Schema 2020-12 validator (ajv). Response objects
 // are closed for the check, so a field the gateway sends without documenting it fails here; and requests
 // the gateway refuses for their shape are refused by the document too.
 import { generatePrivateKey } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '@tollgate/core';
-import { call, registerMerchant, requestChallenge, freshAccount, type CallOptions, type JsonResponse, type TestGateway, type TestMerchant } from '../helpers/gateway';
+import { call, registerMerchant, requestChallenge, freshAccount, type JsonResponse, type TestGateway, type TestMerchant } from '../helpers/gateway';
 import { demoPayer, fundedPayer, officialPaymentHeader, payableRef, startPaymentStack, type PayableRef, type PaymentStack } from '../helpers/payments';
 import { startEvidenceGateway } from '../evidence/helpers';
+import { documentedCaller, type DocumentedCall } from './openapi-calls';
 import { checkedInText, DocumentValidator } from './openapi-checks';
 import type { OpenApiDocument } from '@tollgate/core/gateway';
 
 let stack: PaymentStack;
 let gateway: TestGateway;
 let validator: DocumentValidator;
+let documented: DocumentedCall;
 
 beforeAll(async () => {
   stack = await startPaymentStack();
   gateway = await startEvidenceGateway(stack, { GATEWAY_SIGNING_KEY: generatePrivateKey() }, { clock: new ManualClock(Date.now()) });
   validator = new DocumentValidator(JSON.parse(checkedInText()) as OpenApiDocument);
+  documented = documentedCaller(gateway.url, validator);
 });
 afterAll(async () => {
   await gateway?.close();
   await stack?.stop();
 });
-
-/**
- * Sends a request, checks it against the document's request schemas (unless it is meant to be refused),
- * and checks the response against the operation's documented status, body and headers.
- */
-async function documented<Body = Record<string, unknown>>(
-  method: string,
-  routePath: string,
-  path: string,
-  options: CallOptions & { query?: Record<string, string>; refusedByDocument?: boolean } = {},
-): Promise<JsonResponse<Body>> {
-  const search = options.query === undefined ? '' : `?${new URLSearchParams(options.query).toString()}`;
-  const response = await call<Body>(gateway.url, method, `${path}${search}`, options);
-  const requestProblems = validator.request(method, routePath, { ...(options.query === undefined ? {} : { query: options.query }), ...(options.json === undefined ? {} : { body: options.json }) });
-  if (options.refusedByDocument === true) expect(requestProblems, `${method} ${path}: the document accepts a request the gateway refuses`).not.toEqual([]);
-  else expect(requestProblems, `${method} ${path} request`).toEqual([]);
-  expect(validator.response(method, routePath, response), `${method} ${path} → ${response.status}: ${response.text.slice(0, 400)}`).toEqual([]);
-  return response;
-}
 
 describe('merchant and ref routes answer what the document says', () => {
   let merchant: TestMerchant;

@@ -193,6 +193,9 @@ describe('POST /order/:orderId/cancel', () => {
   it('cancels an unpaid order, revokes its ref, and answers the same again', async () => {
     const order = await createdOrder(gateway, merchant);
     gateway.clock.advance(2_000);
+    // A 402 first: this instance now caches the ref as active, and the clock stands still from here, so
+    // only the cancel's ref_revoked event can make the next negotiation see the revocation.
+    expect((await call(gateway.url, 'GET', pathOf(order.receiveUrl))).status).toBe(402);
     const cancelled = await call<OrderBody>(gateway.url, 'POST', `/order/${order.orderId}/cancel`, { apiKey: merchant.apiKey });
     expect(cancelled.status, cancelled.text).toBe(200);
     expect(cancelled.body).toEqual({ ...order, status: 'cancelled', cancelledAt: nowSeconds() });
@@ -202,6 +205,17 @@ describe('POST /order/:orderId/cancel', () => {
     expect((await call(gateway.url, 'GET', `/ref/${order.refId}`)).body['status']).toBe('revoked');
     expectError(await call(gateway.url, 'GET', pathOf(order.receiveUrl)), 410, 'ref_revoked');
     expect((await getOrder(gateway, merchant, order.orderId)).body).toEqual(cancelled.body);
+  });
+
+  it("refuses to revoke an order's ref through POST /ref/:refId/revoke: the order is cancelled instead", async () => {
+    const order = await createdOrder(gateway, merchant);
+    const refused = expectError(await call(gateway.url, 'POST', `/ref/${order.refId}/revoke`, { apiKey: merchant.apiKey }), 409, 'conflict');
+    expect(refused).toMatchObject({ reason: 'use_order_routes', kind: 'payment' });
+    expect((await call(gateway.url, 'GET', `/ref/${order.refId}`)).body['status']).toBe('active');
+    expect((await getOrder(gateway, merchant, order.orderId)).body['status']).toBe('unpaid');
+    // Another merchant learns nothing: its revoke is the not_found of a missing ref.
+    const stranger = await localMerchant(gateway);
+    expectError(await call(gateway.url, 'POST', `/ref/${order.refId}/revoke`, { apiKey: stranger.apiKey }), 404, 'not_found');
   });
 
   it('answers not_found for malformed and unknown ids', async () => {

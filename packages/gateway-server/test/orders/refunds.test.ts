@@ -81,6 +81,10 @@ describe('POST /order/:orderId/refund', () => {
     // Its 402 asks the payer's address to be paid, with the refund binding in the query.
     const negotiation = await call(gateway.url, 'GET', pathOf(partial.receiveUrl));
     expect(negotiation.status, negotiation.text).toBe(402);
+    // The refund ref changes state only with its intent: POST /ref/:refId/revoke refuses it.
+    const revoke = await call(gateway.url, 'POST', `/ref/${partial.refId}/revoke`, { apiKey: merchant.apiKey });
+    expect(expectError(revoke, 409, 'conflict')).toMatchObject({ reason: 'use_order_routes', kind: 'refund' });
+    expect((await getRefund(paid.order.orderId, partial.refundId)).body).toEqual(partial);
   });
 
   it('takes the remainder, and refuses anything over it with exceeds_remaining', async () => {
@@ -102,6 +106,9 @@ describe('POST /order/:orderId/refund', () => {
 
   it('rejects an open intent with a signed rejected-refund receipt that verifies, releasing its reservation', async () => {
     gateway.clock.advance(1_000);
+    // Cached as active by this 402; the clock stands still until the check below, so only the rejection's
+    // ref_revoked event can make the next negotiation see the revocation.
+    expect((await call(gateway.url, 'GET', pathOf(partial.receiveUrl))).status).toBe(402);
     const rejected = await reject(paid.order.orderId, partial.refundId, { reason: 'Refunded in store' });
     expect(rejected.status, rejected.text).toBe(200);
     const { rejection } = rejected.body;
@@ -126,6 +133,12 @@ describe('POST /order/:orderId/refund', () => {
     expect(verified).toMatchObject({ valid: true, signer: gateway.receiptSigner });
     // Bound: a changed receipt does not verify under the same signature.
     expect(verifySignedRefundReceipt(rejection?.signedReceipt, { ...rejection?.receipt, amount: '1' }, gateway.receiptSigner).valid).toBe(false);
+    // The gateway's own verification agrees, bound to the original receipt.
+    const verification = await call(gateway.url, 'POST', '/verify-refund-receipt', {
+      json: { signedReceipt: rejection?.signedReceipt, receipt: rejection?.receipt, originalReceipt: paid.receipt, minConfirmations: 1 },
+    });
+    expect(verification.status, verification.text).toBe(200);
+    expect(verification.body).toMatchObject({ verified: true, kind: 'rejected_refund', refundOf: partial.refundOf, signature: { valid: true }, context: { valid: true } });
     expect((await call(gateway.url, 'GET', `/ref/${partial.refId}`)).body['status']).toBe('revoked');
     expectError(await call(gateway.url, 'GET', pathOf(partial.receiveUrl)), 410, 'ref_revoked');
     expect((await getOrder(gateway, merchant, paid.order.orderId)).body).toMatchObject({ refundReserved: '7000', refundable: '3000' });

@@ -133,4 +133,14 @@ describe('a refund paid through /receive with refundOf', () => {
     expect(second.status, second.text).toBe(200);
     expect(await getOrder(gateway, paid.merchant, paid.order.orderId)).toMatchObject({ status: 'refunded', refunded: '10000', refundable: '0' });
   });
+
+  it('still pays a refund from a payTo its merchant retired since (retiring stops receiving, not paying back)', async () => {
+    const paid = await paidOrder(gateway, stack, { amount: '3000' });
+    const refund = await createRefund(gateway, paid, { amount: '3000' });
+    const retired = await call(gateway.url, 'POST', `/payto/${paid.merchant.payTo}/revoke`, { apiKey: paid.merchant.apiKey });
+    expect(retired.status, retired.text).toBe(200);
+    const response = await payRefund(gateway, stack, refund, paid.merchant);
+    expect(response.status, response.text).toBe(200);
+    expect(await getOrder(gateway, paid.merchant, paid.order.orderId)).toMatchObject({ status: 'refunded', refunded: '3000' });
+  });
 });

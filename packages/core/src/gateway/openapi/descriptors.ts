@@ -1,3 +1,4 @@
+import * as v from 'valibot';
 import type { GatewayErrorCode } from '../../errors/gateway';
 import type { AnySchema } from './json-schema';
 
@@ -61,8 +62,16 @@ export interface HeaderDescriptor {
 /** One documented status of an operation. */
 export interface ResponseDescriptor {
   readonly description: string;
-  /** The JSON body; none for an empty body. */
-  readonly body?: NamedSchema;
+  /**
+   * The JSON body, or the bodies it may be (any one of them: a settlement answers a payment's or a
+   * refund's receipt); none for an empty body.
+   */
+  readonly body?: NamedSchema | readonly NamedSchema[];
+  /**
+   * A text body that is not JSON (the pay page's HTML, its script and stylesheet): the media types it
+   * may carry, without parameters (`text/html`). Not with `body`.
+   */
+  readonly text?: readonly string[];
   /** Headers by name as sent (`PAYMENT-REQUIRED`). `Retry-After` and `WWW-Authenticate` are added where due. */
   readonly headers?: Readonly<Record<string, HeaderDescriptor>>;
   /**
@@ -101,14 +110,25 @@ export interface OperationDescriptor {
   readonly pathParams?: Readonly<Record<string, PathParamDescriptor>>;
   /** The query schema the handler parses with (an object schema, possibly piped with object-level checks). */
   readonly query?: AnySchema;
-  /** The JSON body the handler parses, and the route's body cap (`BodySpec.maxBytes`). */
-  readonly body?: { readonly schema: NamedSchema; readonly maxBytes: number };
+  /**
+   * The JSON body the handler parses, the route's body cap (`BodySpec.maxBytes`), and whether the body
+   * may be left out (`BodySpec.optional`).
+   */
+  readonly body?: { readonly schema: NamedSchema; readonly maxBytes: number; readonly optional?: boolean };
   /** Success statuses, and error statuses documented with headers of their own (see {@link ResponseDescriptor.codes}). */
   readonly responses: Readonly<Record<number, ResponseDescriptor>>;
   /** Domain error codes the operation can answer with. */
   readonly errors: readonly GatewayErrorCode[];
   /** Behind a per-client rate limit (`rate_limited`, 429, `Retry-After`). */
   readonly rateLimited?: boolean;
+  /**
+   * Which routes of the table this operation describes (see {@link operationServes}):
+   * - `exact` (default): the route that declares exactly `method` and `path`;
+   * - `instances`: routes that declare concrete paths fitting `path`, each `:name` segment valid under
+   *   its `pathParams` schema. For files named by their content hash (the pay page's script and
+   *   stylesheet): their names change with every edit, so the document states the pattern, not the names.
+   */
+  readonly routeMatch?: 'exact' | 'instances';
 }
 
 /**
@@ -131,4 +151,36 @@ export interface OperationGroup {
    * as components and referenced wherever they are nested. A nested schema not listed here is inlined.
    */
   readonly sharedSchemas?: readonly NamedSchema[];
+  /**
+   * The configuration the group's routes need beyond a default gateway with payments and evidence
+   * (`order mode (GATEWAY_ORDER_MODE=on)`): said in its tag description and in `info.description`.
+   */
+  readonly servedOnlyIn?: string;
+}
+
+/**
+ * Whether `operation` describes `route` (see {@link OperationDescriptor.routeMatch}).
+ *
+ * @param operation - The descriptor.
+ * @param route - A route of the table, by method and path as it declares them.
+ * @returns True when the route is this operation.
+ * @example
+ * ```ts
+ * import { operationServes, payPageOperations } from '@tollgate/core/gateway';
+ * const assets = payPageOperations.operations[1]!;
+ * operationServes(assets, { method: 'GET', path: '/pay/assets/pay-0123456789abcdef.js' }); // true
+ * ```
+ */
+export function operationServes(operation: Pick<OperationDescriptor, 'method' | 'path' | 'pathParams' | 'routeMatch'>, route: { readonly method: string; readonly path: string }): boolean {
+  if (route.method !== operation.method) return false;
+  if ((operation.routeMatch ?? 'exact') === 'exact') return route.path === operation.path;
+  const pattern = operation.path.split('/');
+  const segments = route.path.split('/');
+  if (pattern.length !== segments.length) return false;
+  return pattern.every((part, index) => {
+    const segment = segments[index] as string;
+    if (!part.startsWith(':')) return part === segment;
+    const param = operation.pathParams?.[part.slice(1)];
+    return param !== undefined && v.is(param.schema, segment);
+  });
 }

@@ -1,5 +1,5 @@
 import type { JsonSchema } from '@valibot/to-json-schema';
-import type { OperationGroup } from './descriptors';
+import type { NamedSchema, OperationGroup } from './descriptors';
 import { openApiPath, operationErrorCodes, operationObject, securitySchemeNames, type JsonObject } from './operation-object';
 import { SchemaRegistry } from './schema-registry';
 import { gatewayErrorOf, gatewayErrorSchema } from './schemas/common';
@@ -29,6 +29,15 @@ const description = [
   'Request and response schemas are generated from the valibot schemas the gateway parses and answers with.',
 ].join('\n\n');
 
+/** The fixed description, then which groups of this document only some configurations serve. */
+function documentDescription(groups: readonly OperationGroup[]): string {
+  const conditions = new Map<string, string[]>();
+  for (const group of groups) if (group.servedOnlyIn !== undefined) conditions.set(group.servedOnlyIn, [...(conditions.get(group.servedOnlyIn) ?? []), group.name]);
+  if (conditions.size === 0) return description;
+  const parts = [...conditions].map(([condition, names]) => `the ${names.join(' and ')} ${names.length === 1 ? 'tag' : 'tags'}, in ${condition}`);
+  return `${description}\n\nThis document includes operations a gateway serves only when configured so: ${parts.join('; ')}. A gateway's own GET /openapi.json lists only the operations it serves.`;
+}
+
 /** Registers every named schema of `groups` so that nested uses become references. */
 function registerSchemas(groups: readonly OperationGroup[], registry: SchemaRegistry): void {
   registry.add(gatewayErrorSchema, 'output');
@@ -39,7 +48,7 @@ function registerSchemas(groups: readonly OperationGroup[], registry: SchemaRegi
       if (operation.security === 'payment') registry.add(paymentPayloadHeaderSchema, 'input');
       for (const code of operationErrorCodes(operation)) registry.add(gatewayErrorOf(code), 'output');
       for (const response of Object.values(operation.responses)) {
-        if (response.body !== undefined) registry.add(response.body, 'output');
+        for (const body of response.body === undefined ? [] : Array.isArray(response.body) ? response.body : [response.body]) registry.add(body as NamedSchema, 'output');
         for (const header of Object.values(response.headers ?? {})) for (const named of header.base64Json ?? []) registry.add(named, 'output');
       }
     }
@@ -102,8 +111,8 @@ export function buildOpenApiDocument(groups: readonly OperationGroup[]): OpenApi
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'Tollgate payment gateway', version: gatewayOpenApiVersion, description, license: { name: 'MIT', identifier: 'MIT' } },
-    tags: groups.map((group) => ({ name: group.name, description: group.description })),
+    info: { title: 'Tollgate payment gateway', version: gatewayOpenApiVersion, description: documentDescription(groups), license: { name: 'MIT', identifier: 'MIT' } },
+    tags: groups.map((group) => ({ name: group.name, description: group.servedOnlyIn === undefined ? group.description : `${group.description} Served only in ${group.servedOnlyIn}.` })),
     paths,
     components: { schemas: registry.components(), securitySchemes: securitySchemes(groups) },
   };

@@ -1,14 +1,17 @@
 import type { Route } from '../../http/types';
 import type { EvidenceAccessMode } from '../evidence/evidence-settings';
-import type { OperationGroup } from './descriptors';
+import { operationServes, type OperationGroup } from './descriptors';
 import { buildOpenApiDocument, type OpenApiDocument } from './document';
 import { evidenceOperations } from './operations/evidence-operations';
 import { healthOperations } from './operations/health-operations';
 import { merchantOperations } from './operations/merchant-operations';
 import { openApiOperations } from './operations/openapi-operations';
+import { orderOperations } from './operations/order-operations';
+import { payPageOperations } from './operations/pay-page-operations';
 import { receiveOperations } from './operations/receive-operations';
 import { recoveryOperations } from './operations/recovery-operations';
 import { refOperations } from './operations/ref-operations';
+import { refundOperations } from './operations/refund-operations';
 
 /** What the gateway's descriptors depend on in the configuration. */
 export interface GatewayOperationOptions {
@@ -17,8 +20,8 @@ export interface GatewayOperationOptions {
 }
 
 /**
- * The descriptors of every route `createGateway` can mount, one group per route module, in document
- * order. A new route module adds its descriptor module and one line here.
+ * The descriptors of every route `createGateway` can mount (order mode's included), one group per
+ * route module, in document order. A new route module adds its descriptor module and one line here.
  *
  * @param options - The configuration the descriptors depend on.
  * @returns The groups.
@@ -35,14 +38,18 @@ export function gatewayOperationGroups(options: GatewayOperationOptions): Operat
     receiveOperations,
     recoveryOperations(options.evidenceAccess),
     evidenceOperations(options.evidenceAccess),
+    orderOperations,
+    refundOperations,
+    payPageOperations,
     openApiOperations,
   ];
 }
 
 /**
- * The groups narrowed to the operations `routes` serves (a gateway without payments serves no `/receive`),
- * empty groups dropped. Routes without a descriptor are not invented: the gateway-server test that
- * compares the route table with the document catches them.
+ * The groups narrowed to the operations `routes` serves (a gateway without payments serves no `/receive`,
+ * one without order mode no `/order`), empty groups dropped; an operation serves the routes
+ * {@link operationServes} says. Routes without a descriptor are not invented: the gateway-server test
+ * that compares the route table with the document catches them.
  *
  * @param groups - The descriptors to choose from.
  * @param routes - The route table.
@@ -54,9 +61,8 @@ export function gatewayOperationGroups(options: GatewayOperationOptions): Operat
  * ```
  */
 export function servedOperationGroups(groups: readonly OperationGroup[], routes: readonly Pick<Route, 'method' | 'path'>[]): OperationGroup[] {
-  const served = new Set(routes.map((route) => `${route.method} ${route.path}`));
   return groups
-    .map((group) => ({ ...group, operations: group.operations.filter((operation) => served.has(`${operation.method} ${operation.path}`)) }))
+    .map((group) => ({ ...group, operations: group.operations.filter((operation) => routes.some((route) => operationServes(operation, route))) }))
     .filter((group) => group.operations.length > 0);
 }
 
@@ -77,8 +83,10 @@ export function serializeOpenApiDocument(document: OpenApiDocument): string {
 
 /**
  * The document checked in at `docs/openapi/gateway.json` (`npm run openapi` writes it): every gateway
- * group under the default `public` evidence policy, then `GET /healthz` as `tollgate-gateway` serves it.
- * A `tollgate-gateway` with the default configuration serves exactly this document.
+ * group under the default `public` evidence policy, order mode's included, then `GET /healthz` as
+ * `tollgate-gateway` serves it. A `tollgate-gateway` with the default configuration and order mode on
+ * (`GATEWAY_ORDER_MODE=on`) serves exactly this document; with order mode off, the same document without
+ * the `order` and `refund` groups (their tags, operations and the schemas only they use).
  *
  * @returns The document.
  * @example

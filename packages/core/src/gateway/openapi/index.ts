@@ -6,6 +6,7 @@
  */
 export {
   named,
+  operationServes,
   type NamedSchema,
   type OperationSecurity,
   type HeaderDescriptor,
@@ -39,16 +40,31 @@ export {
   paymentRequiredHeaderSchema,
   paymentPayloadHeaderSchema,
   paymentReceiptComponent,
+  refundReceiptComponent,
   settlementSuccessResponse,
+  refundSettlementSuccessResponse,
   settlementFailureResponse,
   paymentRequiredErrorResponse,
   receiveQuerySchema,
 } from './schemas/payment-responses';
-export { receiptVerificationResponse, txStatusResponse, transferHistoryResponse } from './schemas/evidence-responses';
+export { receiptVerificationResponse, refundReceiptVerificationResponse, txStatusResponse, transferHistoryResponse } from './schemas/evidence-responses';
+export {
+  orderIdOut,
+  refundIdOut,
+  orderResponse,
+  orderPageResponse,
+  refundIntentResponse,
+  refundIntentListResponse,
+  statelessRejectionResponse,
+  rejectedRefundReceiptComponent,
+} from './schemas/order-responses';
 export { merchantOperations } from './operations/merchant-operations';
 export { refOperations, refIdParam } from './operations/ref-operations';
 export { receiveOperations, settlementResponses, failedSettlementHeader } from './operations/receive-operations';
 export { recoveryOperations } from './operations/recovery-operations';
 export { evidenceOperations } from './operations/evidence-operations';
+export { orderOperations, orderIdParam, orderModeCondition } from './operations/order-operations';
+export { refundOperations, refundIdParam } from './operations/refund-operations';
+export { payPageOperations } from './operations/pay-page-operations';
 export { openApiOperations, openApiDocumentResponse, openApiMaxAgeSeconds } from './operations/openapi-operations';
 export { healthOperations, healthStatusResponse } from './operations/health-operations';

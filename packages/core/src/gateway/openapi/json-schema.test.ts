@@ -22,6 +22,8 @@ describe('valibot → JSON Schema for the OpenAPI document', () => {
     expect(toInlineSchema(v.pipe(v.string(), v.check(() => true, 'an even length')), 'input')).toEqual({ type: 'string', description: 'Expected: an even length.' });
     expect(toInlineSchema(v.pipe(v.string(), v.check(() => true, () => 'computed')), 'input')).toEqual({ type: 'string', description: 'Expected: further rules that its error message names.' });
     expect(toInlineSchema(v.custom<object>(() => true, 'a plain object'), 'input')).toEqual({ description: 'Expected: a plain object.' });
+    // Another raw_check is not the public HTTPS URL's: its rule is the one its messages name.
+    expect(toInlineSchema(v.pipe(v.string(), v.rawCheck(() => undefined)), 'input')).toEqual({ type: 'string', description: 'Expected: further rules that its error message names.' });
   });
 
   it('bounds UTF-8 text by code points (a true bound: a code point is at least one byte) and states the byte bound', () => {

@@ -12,8 +12,8 @@ import { evmAddressSchema, publicHttpsUrlSchema } from '../schema-fields';
  *   its `description` ("Expected: …"), so the reader learns the rule the gateway enforces; so does
  *   `regex`, whose message says in words what its pattern means. Two predicates of shared fields have a
  *   JSON Schema equivalent as well: the EVM address (`pattern`) and the public HTTPS URL (`format: uri`,
- *   `pattern: ^https://`). A predicate whose message is computed per input is noted as "what the error
- *   message names".
+ *   `pattern: ^https://`). A predicate whose message is computed per input is noted as "further rules
+ *   that its error message names".
  * - `max_bytes` becomes `maxLength` (a string of N UTF-8 bytes has at most N code points, so it is a true
  *   if looser bound) and the byte bound goes to the description.
  * - `custom` schemas (predicates over any value) become `{}` with their message as description.
@@ -40,15 +40,19 @@ function firstAction(schema: AnySchema, type: string): object {
   return found;
 }
 
+const publicHttpsUrlCheck = firstAction(publicHttpsUrlSchema, 'raw_check');
+
 // Predicates of shared fields with a JSON Schema equivalent, keyed by the action object itself.
 const knownPredicates = new Map<object, Fragment>([
   [firstAction(evmAddressSchema, 'check'), { pattern: '^0x[0-9a-fA-F]{40}$' }],
-  [firstAction(publicHttpsUrlSchema, 'raw_check'), { format: 'uri', pattern: '^https://' }],
+  [publicHttpsUrlCheck, { format: 'uri', pattern: '^https://' }],
 ]);
 
-const staticRuleOf: Record<string, string> = {
-  raw_check: 'a public HTTPS URL on port 443, without credentials or fragment, whose host is not a private or reserved address',
-};
+// Rules in words of known predicates whose messages are computed per input, keyed by the action object
+// (not its type: another raw_check, such as an order's metadata, says something else).
+const staticRuleOf = new Map<object, string>([
+  [publicHttpsUrlCheck, 'a public HTTPS URL on port 443, without credentials or fragment, whose host is not a private or reserved address'],
+]);
 const dynamicRule = 'further rules that its error message names';
 
 // Rules are collected under this key while converting, then written into `description` (see `finish`).
@@ -63,7 +67,7 @@ function withRule(jsonSchema: JsonSchema, rule: string | undefined): JsonSchema 
 
 function ruleOf(action: { type: string; message?: unknown }): string {
   if (typeof action.message === 'string') return action.message;
-  return staticRuleOf[action.type] ?? dynamicRule;
+  return staticRuleOf.get(action) ?? dynamicRule;
 }
 
 function refineAction(context: OverrideActionContext): JsonSchema | undefined {

@@ -1,6 +1,6 @@
 import type { JsonSchema } from '@valibot/to-json-schema';
 import { gatewayErrorCodes, type GatewayErrorCode } from '../../errors/gateway';
-import type { HeaderDescriptor, OperationDescriptor, OperationSecurity, ResponseDescriptor } from './descriptors';
+import type { HeaderDescriptor, NamedSchema, OperationDescriptor, OperationSecurity, ResponseDescriptor } from './descriptors';
 import type { SchemaRegistry } from './schema-registry';
 import { gatewayErrorOf, gatewayErrorSchema } from './schemas/common';
 
@@ -67,12 +67,22 @@ function responseObject(status: number, response: ResponseDescriptor, registry: 
   if (codes.includes('unauthorized')) {
     headers['WWW-Authenticate'] = { description: 'Bearer realm="tollgate-gateway" when the API key is missing, malformed, unknown or revoked.', required: false, schema: { type: 'string' } };
   }
-  const body = response.body !== undefined ? registry.ref(response.body) : codes.length > 0 ? errorBody(codes, registry) : undefined;
   return {
     description: response.description,
     ...(Object.keys(headers).length === 0 ? {} : { headers }),
-    ...(body === undefined ? {} : { content: { 'application/json': { schema: body } } }),
+    ...responseContent(response, registry, codes),
   };
+}
+
+/** The JSON body (its schema, any of its schemas, or the error envelopes of its codes), or the text media types. */
+function responseContent(response: ResponseDescriptor, registry: SchemaRegistry, codes: readonly GatewayErrorCode[]): { content?: JsonObject } {
+  if (response.text !== undefined) return { content: Object.fromEntries(response.text.map((mediaType) => [mediaType, { schema: { type: 'string' } }])) };
+  let body: JsonSchema | undefined;
+  if (response.body !== undefined) {
+    const refs = (Array.isArray(response.body) ? response.body : [response.body]).map((named: NamedSchema) => registry.ref(named));
+    body = refs.length === 1 ? refs[0] : { anyOf: refs };
+  } else if (codes.length > 0) body = errorBody(codes, registry);
+  return body === undefined ? {} : { content: { 'application/json': { schema: body } } };
 }
 
 function responses(operation: OperationDescriptor, registry: SchemaRegistry): JsonObject {
@@ -85,6 +95,9 @@ function responses(operation: OperationDescriptor, registry: SchemaRegistry): Js
   for (const status of [...statuses].sort((a, b) => a - b)) {
     const statusCodes = byStatus.get(status) ?? [];
     const own: ResponseDescriptor = operation.responses[status] ?? { description: `${statusCodes.join(' or ')} (gateway error envelope).`, codes: statusCodes };
+    if (own.text !== undefined && (own.body !== undefined || statusCodes.length > 0)) {
+      throw new TypeError(`openapi: ${where} response ${status} has a text body and a JSON body (or error codes) at once`);
+    }
     const unlisted = (own.codes ?? []).filter((code) => !statusCodes.includes(code));
     if (unlisted.length > 0) throw new TypeError(`openapi: ${where} response ${status} stands for codes that are not its errors of that status: ${unlisted.join(', ')}`);
     const uncovered = statusCodes.filter((code) => !(own.codes ?? []).includes(code));
@@ -150,8 +163,8 @@ export function operationObject(operation: OperationDescriptor, tag: string, reg
       ? {}
       : {
           requestBody: {
-            required: true,
-            description: `JSON (application/json), at most ${operation.body.maxBytes} bytes; duplicate keys are refused.`,
+            required: operation.body.optional !== true,
+            description: `JSON (application/json), at most ${operation.body.maxBytes} bytes; duplicate keys are refused.${operation.body.optional === true ? ' It may be empty.' : ''}`,
             content: { 'application/json': { schema: registry.ref(operation.body.schema) } },
           },
         }),

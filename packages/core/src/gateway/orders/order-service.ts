@@ -8,7 +8,7 @@ import type { GatewayStores } from '../store/gateway-stores';
 import type { OrderStore } from '../store/order-store';
 import { decodeOrderCursor, encodeOrderCursor } from './cursor';
 import { orderView, type OrderView } from './order-views';
-import { buildRefSnapshot } from './ref-snapshot';
+import { buildRefSnapshot } from '../refs/ref-snapshot';
 import { isOrderId, type CreateOrderRequest, type ListOrdersRequest } from './schemas';
 
 /** `GET /order`: a page of orders, newest first. */

@@ -14,7 +14,7 @@ import type { RefundRecord } from '../store/order-records';
 import type { OrderStore } from '../store/order-store';
 import { orderNotFound } from './order-service';
 import { receiptHashHex, refundReceiveUrl, refundView, type RefundView } from './order-views';
-import { buildRefSnapshot } from './ref-snapshot';
+import { buildRefSnapshot } from '../refs/ref-snapshot';
 import { defaultRefundLifetimeSeconds, isOrderId, isRefundId, type CreateRefundRequest, type RejectRefundRequest, type StatelessRejectionRequest } from './schemas';
 
 /** `POST /refund-receipt/rejected`: a signed rejected-refund receipt (nothing is stored). */

@@ -7,6 +7,7 @@ import type { GatewayStores } from '../store/gateway-stores';
 import type { RefRecord, RefStatus } from '../store/records';
 import { decodeRefCursor, encodeRefCursor } from './cursor';
 import { defaultRefLifetimeSeconds, type CreateRefRequest, type ListRefsRequest } from './schemas';
+import { buildRefSnapshot } from './ref-snapshot';
 
 /** The immutable payment snapshot of a ref (spec "Snapshot fields"); `expiresAt` is unix seconds. */
 export interface RefSnapshot {
@@ -145,19 +146,16 @@ export function createRefService(deps: RefServiceDeps): RefService {
       const refId = randomId(random);
       const now = deps.clock.now();
       const expiresAt = Math.floor(now / 1000) + (input.expiresInSecs ?? defaultRefLifetimeSeconds);
-      const snapshot: RefSnapshot = {
-        v: 2,
-        scheme: 'exact',
+      const snapshot = buildRefSnapshot({
         network: network.name,
         payTo: payTo.address,
         asset: input.asset,
-        ...(input.amount === undefined ? {} : { amount: input.amount }),
+        amount: input.amount,
         resource: `${resolvePublicUrl(deps)}/receive/${payTo.address}?ref=${refId}`,
-        ...(input.invoiceId === undefined ? {} : { invoiceId: input.invoiceId }),
-        ...(input.description === undefined ? {} : { description: input.description }),
-        mimeType: 'application/json',
+        invoiceId: input.invoiceId,
+        description: input.description,
         expiresAt,
-      };
+      });
       const snapshotJson = JSON.stringify(snapshot);
       const outcome = await refs.createRef({
         id: refId,
@@ -216,7 +214,16 @@ export function createRefService(deps: RefServiceDeps): RefService {
     async revokeRef(caller, refId) {
       if (!isHexId(refId, 16)) throw refNotFound();
       const revoked = await refs.revokeRef({ merchantId: caller.merchantId, refId, now: new Date(deps.clock.now()) });
-      if (revoked === undefined || revoked.revokedAt === null) throw refNotFound();
+      if (revoked === undefined || revoked.revokedAt === null) {
+        const ref = await refs.getRef(refId);
+        // The merchant's own ref that the store would not revoke belongs to an order or a refund intent.
+        if (ref !== undefined && ref.merchantId === caller.merchantId) {
+          throw new GatewayError('conflict', 'This ref belongs to an order or a refund intent: cancel the order or reject the refund instead.', {
+            details: { reason: 'use_order_routes', refId, kind: ref.kind },
+          });
+        }
+        throw refNotFound();
+      }
       deps.events?.emit({ type: 'ref_revoked', refId: revoked.id });
       return { refId: revoked.id, status: 'revoked', revokedAt: epochSeconds(revoked.revokedAt) };
     },

@@ -82,12 +82,22 @@ export interface RefundRejection {
  *   refund ref moves the intent to `paid` and its amount from reserved to refunded, and the order to
  *   `partially_refunded` or `refunded`. Both enqueue the merchant notification (`order.paid`,
  *   `order.refunded`) with the payment's.
+ * - **One payment per order or refund ref.** `PaymentStore.claimPayment` lets one payment of an order's
+ *   ref or a refund ref be claimed at a time (`ref_used` for any other); a failed payment frees it.
+ * - **Expiry.** An `open` intent past its expiry with no claimed payment reads as `expired` in
+ *   `getRefund`/`listRefunds`; it is released (stored `expired`, its ref revoked, its amount no longer
+ *   reserved) by the next `createRefund` or `rejectRefund` of its order, under the same protocol as a
+ *   rejection. Until then the order's `refundReserved` still counts it.
  * - **Idempotency.** Cancelling a cancelled order and rejecting a rejected refund answer the stored
  *   record again without change.
  * - **Ordering.** `listOrders` newest first by `(createdAt, id)`; `listRefunds` oldest first.
  */
 export interface OrderStore {
-  /** Creates an order and its ref (see the contract). */
+  /**
+   * Creates an order and its ref (see the contract). The ref must be a fixed-amount payment ref of the
+   * order's merchant and `metadataJson` a JSON object text (else the promise rejects: a caller bug). The
+   * order takes the ref's payTo, network, asset, amount, invoice id, label, notify URL and expiry.
+   */
   createOrder(order: NewOrder): Promise<CreateOrderOutcome>;
   /** The merchant's order. */
   getOrder(params: { merchantId: string; orderId: string }): Promise<OrderRecord | undefined>;
@@ -95,7 +105,12 @@ export interface OrderStore {
   listOrders(query: ListOrdersQuery): Promise<OrderRecord[]>;
   /** Cancels an unpaid, unexpired order whose ref has no claimed payment, and revokes its ref. */
   cancelOrder(params: { merchantId: string; orderId: string; now: Date }): Promise<CancelOrderOutcome>;
-  /** Creates a refund intent and its refund ref, reserving its amount (see the contract). */
+  /**
+   * Creates a refund intent and its refund ref, reserving its amount (see the contract). The refund ref
+   * must pay the order's payer (`payTo`) from the order's payTo (`refundFrom`), name the order's receipt
+   * (`refundOf` = `sha256:<receiptHash>`), carry the refund's amount, the order's network and asset and no
+   * invoice id (else the promise rejects: a caller bug). The intent expires with its ref.
+   */
   createRefund(refund: NewRefund): Promise<CreateRefundOutcome>;
   /** The merchant's refund of the order (an `open` intent past its expiry with no claimed payment reads as `expired`). */
   getRefund(params: { merchantId: string; orderId: string; refundId: string; now: Date }): Promise<RefundRecord | undefined>;

@@ -23,6 +23,8 @@ export interface ListRefsQuery {
  * payTo rows (ownership and status) without writing them.
  *
  * Contract:
+ * - **Kinds.** `createRef` creates payment refs; refund refs are created with their refund intent
+ *   (`OrderStore.createRefund`), and `createRef` refuses them (rejects with a `TypeError`).
  * - **Refs.** `createRef` inserts only while the payTo is active and owned by the merchant (checked in
  *   the same transaction, so a concurrent retirement either precedes or follows it), and keeps
  *   `invoiceId` unique per merchant among active refs (of concurrent creations, one wins; the others
@@ -39,9 +41,12 @@ export interface RefStore {
   createRef(ref: NewRefRecord): Promise<CreateRefOutcome>;
   /** The ref with `id` (any owner). */
   getRef(id: string): Promise<RefRecord | undefined>;
-  /** A page of the merchant's refs for one payTo. */
+  /** A page of the merchant's payment refs for one payTo (refund refs are read through `OrderStore`). */
   listRefs(query: ListRefsQuery): Promise<RefRecord[]>;
-  /** Revokes the merchant's ref; `undefined` when the merchant does not own it. */
+  /**
+   * Revokes the merchant's ref; `undefined` when the merchant does not own it, or when it is an order's
+   * ref or a refund ref (those are revoked with their order or intent: `OrderStore.cancelOrder`, `rejectRefund`).
+   */
   revokeRef(params: { merchantId: string; refId: string; now: Date }): Promise<RefRecord | undefined>;
   /** The ref with the status of its payTo, in one read. */
   getPaymentTarget(refId: string): Promise<PaymentTarget | undefined>;

@@ -7,7 +7,7 @@ import type { OrderRecord, RefundRecord, RefundStatus, StoredOrderStatus } from 
 export const orderColumns = `id, merchant_id, ref_id, pay_to, network, asset, amount, invoice_id, label, description, metadata, notify_url, status,
   payment_id, payer, tx_hash, receipt_hash, refund_reserved, refunded, created_at, expires_at, paid_at, cancelled_at, updated_at`;
 
-/** {@link orderColumns}, each prefixed with `alias.`. */
+/** A column list (such as {@link refundColumns}), each column prefixed with `alias.`. */
 export function qualifiedColumns(columns: string, alias: string): string {
   return columns
     .split(',')

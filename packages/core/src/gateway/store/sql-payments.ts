@@ -12,7 +12,7 @@ import type {
   PaymentTransition,
 } from './payment-records';
 import { frozenClock, paymentColumns, toPayment, type PaymentRow } from './sql-payment-rows';
-import { completePaymentParams, completePaymentSql } from './sql-settlement-effects';
+import { completePaymentParams, completePaymentSql, completePlainPaymentSql } from './sql-settlement-effects';
 import { getPaymentStatusInSql, payToJoinSql, payToStatusSql } from './sql-refs';
 
 // The row holding the id wins over the row holding the authorization: a replay is recognised by its id.
@@ -184,11 +184,15 @@ export function markPaymentPendingInSql(sql: SqlClient, params: { paymentId: str
 /**
  * `PaymentStore.completePayment` in SQL: the settled state, receipt and answer, the notification job, and
  * the order-mode effects (an order paid, a refund intent paid and its amount moved from reserved to
- * refunded, their notification jobs), in one statement: see sql-settlement-effects.ts.
+ * refunded, their notification jobs), in one statement; which statement depends on the payment's
+ * `exclusive` flag (see sql-settlement-effects.ts).
  */
 export async function completePaymentInSql(sql: SqlClient, completion: PaymentCompletion): Promise<PaymentTransition | undefined> {
-  const { rows } = await sql.query<PaymentRow>(completePaymentSql, completePaymentParams(completion));
-  if (rows[0] !== undefined) return { changed: true, payment: toPayment(rows[0]) };
+  const params = completePaymentParams(completion);
+  const plain = await sql.query<PaymentRow>(completePlainPaymentSql, params.slice(0, 14));
+  if (plain.rows[0] !== undefined) return { changed: true, payment: toPayment(plain.rows[0]) };
+  const full = await sql.query<PaymentRow>(completePaymentSql, params);
+  if (full.rows[0] !== undefined) return { changed: true, payment: toPayment(full.rows[0]) };
   const current = await getPaymentInSql(sql, completion.paymentId);
   return current === undefined ? undefined : { changed: false, payment: current };
 }

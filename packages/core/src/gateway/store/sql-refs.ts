@@ -99,7 +99,11 @@ export async function getRefInSql(sql: SqlClient, id: string): Promise<RefRecord
   return rows[0] === undefined ? undefined : toRef(rows[0]);
 }
 
-/** `RefStore.listRefs` in SQL: keyset pagination on `(created_at, id)`, newest first. */
+/**
+ * `RefStore.listRefs` in SQL: keyset pagination on `(created_at, id)`, newest first. Refund refs are
+ * left out: they pay an order's payer back (their payTo is the payer's address), they are not refs the
+ * merchant receives on; the merchant reads them through its order's refunds.
+ */
 export async function listRefsInSql(sql: SqlClient, query: ListRefsQuery): Promise<RefRecord[]> {
   const params: SqlParam[] = [query.merchantId, query.payTo, query.limit];
   let after = '';
@@ -108,7 +112,7 @@ export async function listRefsInSql(sql: SqlClient, query: ListRefsQuery): Promi
     after = 'AND (created_at, id) < ($4::timestamptz, $5::text)';
   }
   const { rows } = await sql.query<RefRow>(
-    `SELECT ${refColumns} FROM gateway_refs WHERE merchant_id = $1 AND pay_to = $2 ${after}
+    `SELECT ${refColumns} FROM gateway_refs WHERE merchant_id = $1 AND pay_to = $2 AND kind = 'payment' ${after}
      ORDER BY created_at DESC, id DESC LIMIT $3`,
     params,
   );
@@ -118,8 +122,10 @@ export async function listRefsInSql(sql: SqlClient, query: ListRefsQuery): Promi
 /** `RefStore.revokeRef` in SQL: idempotent, keeps the first revocation time. */
 export async function revokeRefInSql(sql: SqlClient, params: { merchantId: string; refId: string; now: Date }): Promise<RefRecord | undefined> {
   const { rows } = await sql.query<RefRow>(
+    // An order's ref and a refund ref change state only with their order or intent (cancel, reject).
     `UPDATE gateway_refs SET status = 'revoked', revoked_at = COALESCE(revoked_at, $3)
-     WHERE id = $1 AND merchant_id = $2 RETURNING ${refColumns}`,
+     WHERE id = $1 AND merchant_id = $2 AND kind = 'payment' AND NOT EXISTS (SELECT 1 FROM gateway_orders o WHERE o.ref_id = gateway_refs.id)
+     RETURNING ${refColumns}`,
     [params.refId, params.merchantId, params.now],
   );
   return rows[0] === undefined ? undefined : toRef(rows[0]);

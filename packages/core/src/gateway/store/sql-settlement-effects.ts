@@ -6,8 +6,16 @@ import { paymentColumns } from './sql-payment-rows';
 // The completion of a payment as ONE statement: the payment's settled state, its notification, and the
 // order-mode effects. A data-modifying CTE is atomic on its own, and one round trip instead of a
 // transaction's several matters on the settlement path. Each effect reads `moved` (the payment row, only
-// when this call moved it), so a repeated or concurrent completion applies nothing twice; a payment of
-// neither kind costs two index probes that find nothing (gateway_orders_ref_key, gateway_refunds_ref_key).
+// when this call moved it), so a repeated or concurrent completion applies nothing twice.
+//
+// Two statements, routed by the payment's `exclusive` flag (set by the claim exactly for payments of an
+// order's ref or a refund ref, and never changed): planning the statement with the order-mode effects
+// costs about ten times the plain one (~0.4 ms against ~0.04 ms on PostgreSQL 15, measured with
+// EXPLAIN over warm caches), more than a local round trip. So every completion first runs the plain
+// statement, which moves only a payment that is not exclusive; when it moves nothing, the full
+// statement runs (and moves an exclusive payment with its effects, or nothing). A payment of neither
+// kind pays nothing extra on its completion; an order or refund payment pays one cheap extra round
+// trip; a repeated completion (which moves nothing) one more statement before it reads the payment.
 //
 // Lock order: the payment row (moved), then the order row, then the refund row (paid_refund joins the
 // order update's output, so it cannot lock first). Every other writer of orders takes the order row first
@@ -45,17 +53,34 @@ export const insertJobSql = 'INSERT INTO tollgate_jobs (queue, payload, idempote
 /** An enqueue that finds its idempotency key taken inserts nothing. */
 export const onConflictSql = 'ON CONFLICT (queue, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING';
 
-/** `PaymentStore.completePayment`'s statement (parameters: {@link completePaymentParams}). */
-export const completePaymentSql = `
-  WITH moved AS (
-    UPDATE gateway_payments SET state = 'settled', lease_token = NULL, lease_until = NULL, tx_hash = $2, block_number = $3,
+const moveSql = `UPDATE gateway_payments SET state = 'settled', lease_token = NULL, lease_until = NULL, tx_hash = $2, block_number = $3,
       receipt_hash = $4, receipt = $5, signed_receipt = $6, answer_outcome = $7, answer_header = $8, answer_body = $9,
       error_reason = NULL, updated_at = $10, completed_at = $10
-    WHERE payment_id = $1 AND state IN ('processing', 'pending') RETURNING ${paymentColumns}
-  ), notified AS (
-    ${insertJobSql}
+    WHERE payment_id = $1 AND state IN ('processing', 'pending')`;
+
+const notifySql = `${insertJobSql}
     SELECT $11, $12::jsonb, $13, $14, $10, $10, $10 FROM moved WHERE $12::jsonb IS NOT NULL
-    ${onConflictSql}
+    ${onConflictSql}`;
+
+/**
+ * The completion of a payment that is not `exclusive` (parameters: the first 14 of
+ * {@link completePaymentParams}): the statement of a payment of neither kind, nothing more. No row back
+ * means the payment is exclusive, or already final, or unknown: {@link completePaymentSql} tells.
+ */
+export const completePlainPaymentSql = `
+  WITH moved AS (
+    ${moveSql} AND NOT exclusive RETURNING ${paymentColumns}
+  ), notified AS (
+    ${notifySql}
+  )
+  SELECT * FROM moved`;
+
+/** The completion of an `exclusive` payment, with the order-mode effects (parameters: {@link completePaymentParams}). */
+export const completePaymentSql = `
+  WITH moved AS (
+    ${moveSql} RETURNING ${paymentColumns}
+  ), notified AS (
+    ${notifySql}
   ), paid_order AS (
     -- The chain is the truth: a settled payment of the order's ref makes it paid from unpaid, expired
     -- (unpaid past its expiry) or cancelled alike (the claim protocol keeps the last from happening).

@@ -1,9 +1,9 @@
 import * as v from 'valibot';
 import type { EvidenceAccessMode } from '../../evidence/evidence-settings';
-import { txHashSchema, txHistoryQuerySchema, txStatusQuerySchema, verifyReceiptRequestSchema } from '../../evidence/schemas';
+import { txHashSchema, txHistoryQuerySchema, txStatusQuerySchema, verifyReceiptRequestSchema, verifyRefundReceiptRequestSchema } from '../../evidence/schemas';
 import { verifyReceiptBodyLimit } from '../../routes/evidence-routes';
 import { named, type OperationGroup, type OperationSecurity } from '../descriptors';
-import { receiptVerificationResponse, transferHistoryResponse, txStatusResponse } from '../schemas/evidence-responses';
+import { receiptVerificationResponse, refundReceiptVerificationResponse, transferHistoryResponse, txStatusResponse } from '../schemas/evidence-responses';
 
 const noStore = { 'Cache-Control': { description: 'no-store: confirmations change with every block.', required: true, schema: v.literal('no-store') } };
 
@@ -24,7 +24,7 @@ export function evidenceOperations(access: EvidenceAccessMode): OperationGroup {
   const security: OperationSecurity = access === 'merchant' ? 'bearer' : 'public';
   return {
     name: 'evidence',
-    description: 'Chain evidence: receipt verification, transaction status and USDC transfer history, read from the chain with bounded reads.',
+    description: 'Chain evidence: receipt and refund receipt verification, transaction status and USDC transfer history, read from the chain with bounded reads.',
     operations: [
       {
         method: 'POST',
@@ -37,6 +37,19 @@ export function evidenceOperations(access: EvidenceAccessMode): OperationGroup {
         rateLimited: true,
         body: { schema: named('VerifyReceiptRequest', verifyReceiptRequestSchema), maxBytes: verifyReceiptBodyLimit },
         responses: { 200: { description: 'The verification report.', body: receiptVerificationResponse, headers: noStore } },
+        errors: ['receipt_invalid', 'not_found', 'rpc_unavailable'],
+      },
+      {
+        method: 'POST',
+        path: '/verify-refund-receipt',
+        operationId: 'verifyRefundReceipt',
+        summary: "Verify a refund receipt or a rejected-refund receipt: signature, binding to the original payment, and a paid refund's transfer",
+        description:
+          "Takes the refund receipt of a refund payment (x402.refund.receipt) or a rejected-refund receipt (x402.refund.rejected) with its signedReceipt, and optionally the original payment's Tollgate receipt (originalReceipt), which refundOf and the parties are then checked against. A bad signature or binding is 422 receipt_invalid with the field evidence in details; a paid refund's chain part is reported in the 200 answer. Shares the rate-limit budget of POST /verify-receipt.",
+        security,
+        rateLimited: true,
+        body: { schema: named('VerifyRefundReceiptRequest', verifyRefundReceiptRequestSchema), maxBytes: verifyReceiptBodyLimit },
+        responses: { 200: { description: 'The verification report.', body: refundReceiptVerificationResponse, headers: noStore } },
         errors: ['receipt_invalid', 'not_found', 'rpc_unavailable'],
       },
       {

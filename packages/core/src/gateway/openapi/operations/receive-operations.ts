@@ -4,6 +4,8 @@ import {
   paymentReceiptComponent,
   paymentRequiredHeaderSchema,
   receiveQuerySchema,
+  refundReceiptComponent,
+  refundSettlementSuccessResponse,
   settlementFailureResponse,
   settlementSuccessResponse,
 } from '../schemas/payment-responses';
@@ -11,7 +13,7 @@ import {
 const paymentResponseHeader = (required: boolean, description: string): HeaderDescriptor => ({
   description: `${description} Standard base64 of the JSON.`,
   required,
-  base64Json: [required ? settlementSuccessResponse : settlementFailureResponse],
+  base64Json: required ? [settlementSuccessResponse, refundSettlementSuccessResponse] : [settlementFailureResponse],
 });
 
 /**
@@ -21,8 +23,9 @@ const paymentResponseHeader = (required: boolean, description: string): HeaderDe
  */
 export const settlementResponses = {
   settled: {
-    description: 'Settled: the settlement response with the signed receipts (the same JSON as PAYMENT-RESPONSE).',
-    body: settlementSuccessResponse,
+    description:
+      'Settled: the settlement response with the signed receipts (the same JSON as PAYMENT-RESPONSE). A refund payment (order mode: a refund ref with refundOf) carries the refund receipt instead of a payment receipt (RefundSettlementSuccess).',
+    body: [settlementSuccessResponse, refundSettlementSuccessResponse],
     headers: { 'PAYMENT-RESPONSE': paymentResponseHeader(true, 'The settlement response (x402 v2).') },
   },
   pending: {
@@ -48,7 +51,7 @@ export const failedSettlementHeader = paymentResponseHeader(false, 'With settlem
 export const receiveOperations: OperationGroup = {
   name: 'receive',
   description: 'x402 v2 payment: negotiation (402 with PAYMENT-REQUIRED) and settlement (PAYMENT-SIGNATURE).',
-  sharedSchemas: [paymentReceiptComponent],
+  sharedSchemas: [paymentReceiptComponent, refundReceiptComponent],
   operations: [
     {
       method: 'GET',
@@ -56,7 +59,7 @@ export const receiveOperations: OperationGroup = {
       operationId: 'receivePayment',
       summary: 'Negotiate (402) or settle an x402 payment of a ref',
       description:
-        'Without PAYMENT-SIGNATURE (and always for HEAD, which never settles): 402 with PAYMENT-REQUIRED. With it: the payment is checked against the exact ref context, verified and settled by the facilitator exactly once, and answered with the settlement response. Any origin may call it (CORS); OPTIONS answers preflights.',
+        'Without PAYMENT-SIGNATURE (and always for HEAD, which never settles): 402 with PAYMENT-REQUIRED. With it: the payment is checked against the exact ref context, verified and settled by the facilitator exactly once, and answered with the settlement response. Any origin may call it (CORS); OPTIONS answers preflights. In order mode a refund intent is paid here too, by the merchant\'s payTo, at the refund\'s receiveUrl (payTo is the original payer, refundOf names the original receipt); its 200 carries the refund receipt. A refundOf that is missing, malformed or does not match the ref is invalid_request (details.field refundOf, details.reason).',
       security: 'payment',
       rateLimited: true,
       pathParams: { payTo: { description: 'The payTo address of the ref.', schema: v.pipe(v.string(), v.regex(/^0x[0-9a-fA-F]{40}$/)) } },

@@ -1,7 +1,7 @@
 import type { EvidenceAccessMode } from '../../evidence/evidence-settings';
 import { recoverSettlementBodyLimit, recoverSettlementRequestSchema } from '../../routes/recovery-routes';
 import { named, type OperationGroup } from '../descriptors';
-import { paymentReceiptComponent } from '../schemas/payment-responses';
+import { paymentReceiptComponent, refundReceiptComponent } from '../schemas/payment-responses';
 import { failedSettlementHeader, settlementResponses } from './receive-operations';
 
 /**
@@ -20,7 +20,7 @@ export function recoveryOperations(access: EvidenceAccessMode): OperationGroup {
   return {
     name: 'recovery',
     description: 'Recovery of a settlement answer that was lost, from the gateway records and chain evidence, never by settling again.',
-    sharedSchemas: [paymentReceiptComponent],
+    sharedSchemas: [paymentReceiptComponent, refundReceiptComponent],
     operations: [
       {
         method: 'POST',

@@ -1,9 +1,12 @@
 import * as v from 'valibot';
 import { paymentReceiptSchema } from '../../../x402/receipt';
+import { refundReceiptSchema } from '../../../x402/refund-receipt';
 import type { SettlementFailureBody, SettlementSuccessBody } from '../../../x402/settlement-response';
 import { paymentPayloadSchema, paymentRequiredSchema } from '../../../x402/wire';
 import type { x402ReceiptInfoSchema } from '../../../x402/x402-offer-receipt';
+import type { RefundSettlementBody } from '../../payments/refund-settlement';
 import { named } from '../descriptors';
+import type { AnySchema } from '../json-schema';
 import { addressOut, caip2Out, describes, gatewayErrorOf, hash32Out, unixSeconds } from './common';
 
 /**
@@ -36,27 +39,45 @@ const x402SignedReceipt = v.object({
   signature: v.pipe(v.string(), v.regex(/^0x[0-9a-fA-F]+$/)),
 });
 
+/** The refund receipt of a settled refund payment (order mode), as `x402/refund-receipt.ts` parses it. */
+export const refundReceiptComponent = named('RefundReceipt', refundReceiptSchema);
+
+/** A settlement success body around `receipt`: a payment's and a refund's differ only there (and in wording). */
+function settlementSuccessSchema<Receipt extends AnySchema>(receipt: Receipt, verifyRoute: string, payer?: string) {
+  return v.object({
+    x402Version: v.literal(2),
+    success: v.literal(true),
+    network: caip2Out,
+    transaction: v.pipe(hash32Out, v.description('The settlement transaction hash.')),
+    payer: payer === undefined ? addressOut : v.pipe(addressOut, v.description(payer)),
+    receiptStatus: v.literal('issued'),
+    response: v.object({ code: v.literal('settled'), message: v.string() }),
+    extensions: v.object({
+      'offer-receipt': v.object({
+        info: v.pipe(v.object({ receipt: x402SignedReceipt }), v.description('The official x402 offer-receipt entry (EIP-712 signed receipt).')),
+        schema: v.custom<typeof x402ReceiptInfoSchema>(isObject, 'the JSON Schema of info (x402 offer-receipt)'),
+        signedReceipt: v.pipe(v.string(), v.description(`The gateway signature of receipt; send both to POST ${verifyRoute}.`)),
+        receipt,
+      }),
+    }),
+  });
+}
+
 /** The success body of a settlement: HTTP 200 body, and the `PAYMENT-RESPONSE` content. */
 export const settlementSuccessResponse = named(
   'SettlementSuccess',
-  describes<SettlementSuccessBody>()(
-    v.object({
-      x402Version: v.literal(2),
-      success: v.literal(true),
-      network: caip2Out,
-      transaction: v.pipe(hash32Out, v.description('The settlement transaction hash.')),
-      payer: addressOut,
-      receiptStatus: v.literal('issued'),
-      response: v.object({ code: v.literal('settled'), message: v.string() }),
-      extensions: v.object({
-        'offer-receipt': v.object({
-          info: v.pipe(v.object({ receipt: x402SignedReceipt }), v.description('The official x402 offer-receipt entry (EIP-712 signed receipt).')),
-          schema: v.custom<typeof x402ReceiptInfoSchema>(isObject, 'the JSON Schema of info (x402 offer-receipt)'),
-          signedReceipt: v.pipe(v.string(), v.description('The gateway signature of receipt; send both to POST /verify-receipt.')),
-          receipt: paymentReceiptComponent.schema,
-        }),
-      }),
-    }),
+  describes<SettlementSuccessBody>()(settlementSuccessSchema(paymentReceiptComponent.schema, '/verify-receipt')),
+);
+
+/**
+ * The success body of a refund payment (order mode: `/receive/<payer>?ref=<refund ref>&refundOf=…`): the
+ * shape of {@link settlementSuccessResponse} with the refund receipt, and the merchant's payTo (which
+ * signed the refund's authorization) as payer.
+ */
+export const refundSettlementSuccessResponse = named(
+  'RefundSettlementSuccess',
+  describes<RefundSettlementBody>()(
+    settlementSuccessSchema(refundReceiptComponent.schema, '/verify-refund-receipt', "The refund's payer: the merchant's payTo, which paid the original payer back."),
   ),
 );
 
