@@ -1,7 +1,9 @@
 // `npm run openapi`: writes docs/openapi/gateway.json, the gateway's OpenAPI 3.1 document, from the
 // route descriptors and valibot schemas in packages/core/src/gateway/openapi (bundled from the sources
 // with scripts/dev-build.mjs, as `npm start` runs them). It is what a tollgate-gateway with the default
-// configuration serves at GET /openapi.json; a gateway-server test fails when the file is stale.
+// configuration and order mode on (GATEWAY_ORDER_MODE=on) serves at GET /openapi.json: a superset of the
+// default's, whose order and refund operations are labelled as order mode's; a gateway-server test fails
+// when the file is stale.
 //   npm run openapi              rewrite the file
 //   npm run openapi -- --check   exit 1 when the file differs from the sources
 import { readFileSync, writeFileSync } from 'node:fs';

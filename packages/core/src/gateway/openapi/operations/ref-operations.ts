@@ -75,11 +75,12 @@ export const refOperations: OperationGroup = {
       path: '/ref/:refId/revoke',
       operationId: 'revokeRef',
       summary: 'Revoke a ref',
-      description: 'Idempotent. Future payments through the ref are refused with ref_revoked; a mined transfer is never reversed.',
+      description:
+        "Idempotent. Future payments through the ref are refused with ref_revoked; a mined transfer is never reversed. An order's or a refund intent's ref (order mode) is revoked through its own route: 409 conflict with details.reason use_order_routes (details.kind).",
       security: 'bearer',
       pathParams: { refId: refIdParam },
       responses: { 200: { description: 'The revoked ref.', body: revokedRefResponse, headers: noStore } },
-      errors: ['not_found'],
+      errors: ['not_found', 'conflict'],
     },
   ],
 };
