@@ -106,9 +106,8 @@ export const paymentReceiptSchema = v.looseObject({
  */
 export function buildPaymentReceipt(params: BuildPaymentReceiptParams): PaymentReceipt {
   const network = checkNetwork(params.network);
-  for (const [name, value] of [['authorizationNonce', params.authorizationNonce], ['txHash', params.txHash]] as const) {
-    if (typeof value !== 'string' || !HASH32.test(value)) throw new TypeError(`${name} must be 32 bytes of 0x hex.`);
-  }
+  const authorizationNonce = lowerHash32(params.authorizationNonce, 'authorizationNonce');
+  const txHash = lowerHash32(params.txHash, 'txHash');
   if (!v.is(uintStringSchema, params.amount)) throw new RangeError('amount must be an atomic decimal string.');
   if (!Number.isSafeInteger(params.issuedAt) || params.issuedAt < 0) throw new RangeError('issuedAt must be Unix seconds.');
   const receipt: PaymentReceipt = {
@@ -125,17 +124,49 @@ export function buildPaymentReceipt(params: BuildPaymentReceiptParams): PaymentR
     payTo: checksum(params.payTo, 'payTo'),
     payer: checksum(params.payer, 'payer'),
     amount: params.amount,
-    authorizationNonce: params.authorizationNonce.toLowerCase() as Hex,
-    txHash: params.txHash.toLowerCase() as Hex,
+    authorizationNonce,
+    txHash,
     issuedAt: params.issuedAt,
   };
-  if (params.blockNumber !== undefined) {
-    const blockNumber = String(params.blockNumber);
-    if (!/^(0|[1-9][0-9]*)$/.test(blockNumber)) throw new RangeError('blockNumber must be a non-negative integer.');
-    receipt.blockNumber = blockNumber;
-  }
+  const blockNumber = blockNumberText(params.blockNumber);
+  if (blockNumber !== undefined) receipt.blockNumber = blockNumber;
   if (!v.is(paymentReceiptSchema, receipt)) throw new TypeError('The receipt facts are malformed (empty id, origin or URL?).');
   return receipt;
+}
+
+/**
+ * A 32-byte hash or nonce in its one receipt spelling (lowercase `0x` hex).
+ *
+ * @param value - The value in any case.
+ * @param name - The receipt field, for the error.
+ * @returns The lowercase value.
+ * @throws TypeError when it is not 32 bytes of `0x` hex (a caller bug).
+ * @example
+ * ```ts
+ * const txHash = lowerHash32(params.txHash, 'txHash');
+ * ```
+ */
+export function lowerHash32(value: string, name: string): Hex {
+  if (typeof value !== 'string' || !HASH32.test(value)) throw new TypeError(`${name} must be 32 bytes of 0x hex.`);
+  return value.toLowerCase() as Hex;
+}
+
+/**
+ * A block number in its one receipt spelling (a decimal string); absent stays absent.
+ *
+ * @param value - The block number, if known.
+ * @returns Its decimal string, or `undefined`.
+ * @throws RangeError when it is not a non-negative integer (a caller bug).
+ * @example
+ * ```ts
+ * const blockNumber = blockNumberText(123n); // '123'
+ * ```
+ */
+export function blockNumberText(value: bigint | number | string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const text = String(value);
+  if (!/^(0|[1-9][0-9]*)$/.test(text)) throw new RangeError('blockNumber must be a non-negative integer.');
+  return text;
 }
 
 /**
@@ -154,6 +185,21 @@ export function buildPaymentReceipt(params: BuildPaymentReceiptParams): PaymentR
  * ```
  */
 export function receiptHash(receipt: PaymentReceipt): string {
+  return canonicalReceiptHash(receipt);
+}
+
+/**
+ * The {@link receiptHash} rule for any kind of Tollgate receipt (refund receipts are hashed and signed
+ * exactly like payment receipts).
+ *
+ * @param receipt - The receipt object.
+ * @returns 64 lowercase hex digits, no prefix.
+ * @example
+ * ```ts
+ * const hash = canonicalReceiptHash(refundReceipt);
+ * ```
+ */
+export function canonicalReceiptHash(receipt: object): string {
   const canonical = canonicalize(receipt);
   if (canonical === undefined) throw new TypeError('A receipt must be a JSON object.');
   return hexEncode(sha256(utf8Encode(canonical)));
@@ -167,8 +213,39 @@ const receiptDomainSeparator = eip712DomainSeparator(tollgateReceiptDomain);
 /** `types` of `TollgateReceipt(bytes32 receiptHash)`. */
 export const tollgateReceiptTypes = eip712Types('TollgateReceipt', receiptStruct);
 
-function signedReceiptDigest(hash: string): Uint8Array {
+/**
+ * The EIP-712 digest that a `signedReceipt` signs: `TollgateReceipt(bytes32 receiptHash)` under
+ * {@link tollgateReceiptDomain}, for a receipt of any kind.
+ *
+ * @param hash - The receipt's hash (64 hex digits, no prefix).
+ * @returns The 32-byte digest.
+ * @example
+ * ```ts
+ * const recovered = recoverDigestSigner(signedReceiptDigest(receiptHash(receipt)), signedReceipt);
+ * ```
+ */
+export function signedReceiptDigest(hash: string): Uint8Array {
   return eip712Digest(receiptDomainSeparator, receiptStruct.hash({ receiptHash: `0x${hash}` }));
+}
+
+/**
+ * Signs a receipt's hash as `signedReceipt` (see {@link signReceipt}), for a receipt of any kind.
+ *
+ * @param hash - The receipt's hash (64 hex digits, no prefix).
+ * @param signer - The gateway's receipt key.
+ * @returns The `signedReceipt` string.
+ * @example
+ * ```ts
+ * const signedReceipt = await signReceiptHash(canonicalReceiptHash(refundReceipt), gatewayKey);
+ * ```
+ */
+export async function signReceiptHash(hash: string, signer: EvmSigner): Promise<Hex> {
+  return signEip712Digest(signer, signedReceiptDigest(hash), {
+    domain: { ...tollgateReceiptDomain },
+    types: tollgateReceiptTypes,
+    primaryType: 'TollgateReceipt',
+    message: { receiptHash: `0x${hash}` },
+  });
 }
 
 /**
@@ -189,13 +266,7 @@ function signedReceiptDigest(hash: string): Uint8Array {
  * ```
  */
 export async function signReceipt(receipt: PaymentReceipt, signer: EvmSigner): Promise<Hex> {
-  const hash = receiptHash(receipt);
-  return signEip712Digest(signer, signedReceiptDigest(hash), {
-    domain: { ...tollgateReceiptDomain },
-    types: tollgateReceiptTypes,
-    primaryType: 'TollgateReceipt',
-    message: { receiptHash: `0x${hash}` },
-  });
+  return signReceiptHash(receiptHash(receipt), signer);
 }
 
 /** The outcome of {@link verifySignedReceipt}. */

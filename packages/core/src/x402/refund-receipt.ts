@@ -1,13 +1,9 @@
-import canonicalize from 'canonicalize';
 import * as v from 'valibot';
 import type { Address, Hex } from 'viem';
-import { sha256 } from '../crypto/hash';
-import { hexEncode } from '../crypto/hex';
 import { utf8Encode } from '../crypto/utf8';
-import { defineEip712Struct, eip712Digest, eip712DomainSeparator } from './eip712';
-import { signEip712Digest, type EvmSigner } from './evm-signature';
+import type { EvmSigner } from './evm-signature';
 import { checkNetwork, checksum, type GatewayNetwork } from './network';
-import { receiptHash, tollgateReceiptDomain, tollgateReceiptTypes, type PaymentReceipt } from './receipt';
+import { blockNumberText, canonicalReceiptHash, lowerHash32, receiptHash, signReceiptHash, signedReceiptDigest, type PaymentReceipt } from './receipt';
 import { addressSchema, issuePath, networkSchema, uintStringSchema, type Network } from './wire';
 
 /**
@@ -196,15 +192,7 @@ function checked<T>(schema: v.GenericSchema<unknown, unknown>, receipt: T): T {
  */
 export function buildRefundReceipt(params: BuildRefundReceiptParams): RefundReceipt {
   const network = checkNetwork(params.network);
-  let blockNumber: string | undefined;
-  if (params.blockNumber !== undefined) {
-    blockNumber = String(params.blockNumber);
-    if (!/^(0|[1-9][0-9]*)$/.test(blockNumber)) throw new RangeError('blockNumber must be a non-negative integer.');
-  }
-  const lower = (value: string, name: string) => {
-    if (typeof value !== 'string' || !HASH32.test(value)) throw new TypeError(`${name} must be 32 bytes of 0x hex.`);
-    return value.toLowerCase() as Hex;
-  };
+  const blockNumber = blockNumberText(params.blockNumber);
   return checked(refundReceiptSchema, {
     type: REFUND_RECEIPT_TYPE,
     version: 1,
@@ -220,8 +208,8 @@ export function buildRefundReceipt(params: BuildRefundReceiptParams): RefundRece
     from: checksum(params.from, 'from'),
     to: checksum(params.to, 'to'),
     amount: params.amount,
-    authorizationNonce: lower(params.authorizationNonce, 'authorizationNonce'),
-    txHash: lower(params.txHash, 'txHash'),
+    authorizationNonce: lowerHash32(params.authorizationNonce, 'authorizationNonce'),
+    txHash: lowerHash32(params.txHash, 'txHash'),
     ...(blockNumber === undefined ? {} : { blockNumber }),
     issuedAt: params.issuedAt,
   } satisfies RefundReceipt);
@@ -290,15 +278,11 @@ export function refundOfReceipt(receipt: PaymentReceipt): string {
  * ```
  */
 export function refundReceiptHash(receipt: AnyRefundReceipt): string {
-  const canonical = canonicalize(receipt);
-  if (canonical === undefined) throw new TypeError('A receipt must be a JSON object.');
-  return hexEncode(sha256(utf8Encode(canonical)));
+  return canonicalReceiptHash(receipt);
 }
 
-const receiptStruct = defineEip712Struct('TollgateReceipt', [{ name: 'receiptHash', type: 'bytes32' }]);
-const domainSeparator = eip712DomainSeparator(tollgateReceiptDomain);
-/** The EIP-712 digest a refund receipt's `signedReceipt` signs (shared with `readRefundReceipt`). */
-export const refundReceiptDigest = (hash: string): Uint8Array => eip712Digest(domainSeparator, receiptStruct.hash({ receiptHash: `0x${hash}` }));
+/** The EIP-712 digest a refund receipt's `signedReceipt` signs (shared with `readRefundReceipt`): a payment receipt's, over the refund receipt's hash. */
+export const refundReceiptDigest = (hash: string): Uint8Array => signedReceiptDigest(hash);
 
 /**
  * Signs either refund receipt with the key that signs payment receipts, in the same scheme (see the module).
@@ -314,11 +298,5 @@ export const refundReceiptDigest = (hash: string): Uint8Array => eip712Digest(do
  * ```
  */
 export async function signRefundReceipt(receipt: AnyRefundReceipt, signer: EvmSigner): Promise<Hex> {
-  const hash = refundReceiptHash(receipt);
-  return signEip712Digest(signer, refundReceiptDigest(hash), {
-    domain: { ...tollgateReceiptDomain },
-    types: tollgateReceiptTypes,
-    primaryType: 'TollgateReceipt',
-    message: { receiptHash: `0x${hash}` },
-  });
+  return signReceiptHash(refundReceiptHash(receipt), signer);
 }

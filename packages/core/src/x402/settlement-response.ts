@@ -6,17 +6,18 @@ import type { Network } from './wire';
 /**
  * `extensions['offer-receipt']` of a successful settlement: the official x402 entry (`info.receipt`,
  * `schema`, read by `extractReceiptFromResponse` and verified by `verifyReceiptSignatureEIP712`) plus
- * Tollgate's spec fields `signedReceipt` and `receipt` next to it.
+ * Tollgate's spec fields `signedReceipt` and `receipt` next to it. `Receipt` is the Tollgate receipt
+ * it carries: a payment's, or (order mode) a refund's.
  */
-export interface SettlementReceiptExtension {
+export interface SettlementReceiptExtension<Receipt = PaymentReceipt> {
   info: { receipt: X402SignedReceipt };
   schema: typeof x402ReceiptInfoSchema;
   signedReceipt: string;
-  receipt: PaymentReceipt;
+  receipt: Receipt;
 }
 
 /** The body (and `PAYMENT-RESPONSE` content) of a successful settlement, as the gateway spec lays it out. */
-export interface SettlementSuccessBody {
+export interface SettlementSuccessBody<Receipt = PaymentReceipt> {
   x402Version: 2;
   success: true;
   network: Network;
@@ -24,7 +25,7 @@ export interface SettlementSuccessBody {
   payer: string;
   receiptStatus: 'issued';
   response: { code: 'settled'; message: string };
-  extensions: { [OFFER_RECEIPT]: SettlementReceiptExtension };
+  extensions: { [OFFER_RECEIPT]: SettlementReceiptExtension<Receipt> };
 }
 
 /** The `PAYMENT-RESPONSE` content of a failed or unfinished settlement. */
@@ -67,15 +68,39 @@ export interface BuildSettlementResponseParams {
  * ```
  */
 export function buildSettlementResponse(params: BuildSettlementResponseParams): { body: SettlementSuccessBody; header: string } {
+  const { receipt, signedReceipt, x402Receipt } = params;
+  return buildSettledAnswer({ receipt, payer: receipt.payer, signedReceipt, x402Receipt, message: params.message ?? 'Payment settled.' });
+}
+
+/**
+ * The success body and header of any settled transfer, whatever Tollgate receipt it carries (a payment's
+ * here, a refund's in `buildRefundSettlementResponse`). `network` and `transaction` come from the receipt;
+ * `payer` is who signed the transfer's authorization, as x402 defines the payer.
+ *
+ * @param params - The receipt, the payer, the receipt's signature, the x402 receipt artifact and the message.
+ * @returns `{ body, header }`.
+ *
+ * @example
+ * ```ts
+ * const { body, header } = buildSettledAnswer({ receipt, payer: receipt.payer, signedReceipt, x402Receipt, message: 'Payment settled.' });
+ * ```
+ */
+export function buildSettledAnswer<Receipt extends { network: Network; txHash: string }>(params: {
+  receipt: Receipt;
+  payer: string;
+  signedReceipt: string;
+  x402Receipt: X402SignedReceipt;
+  message: string;
+}): { body: SettlementSuccessBody<Receipt>; header: string } {
   const { receipt } = params;
-  const body: SettlementSuccessBody = {
+  const body: SettlementSuccessBody<Receipt> = {
     x402Version: 2,
     success: true,
     network: receipt.network,
     transaction: receipt.txHash,
-    payer: receipt.payer,
+    payer: params.payer,
     receiptStatus: 'issued',
-    response: { code: 'settled', message: params.message ?? 'Payment settled.' },
+    response: { code: 'settled', message: params.message },
     extensions: {
       [OFFER_RECEIPT]: { info: { receipt: params.x402Receipt }, schema: x402ReceiptInfoSchema, signedReceipt: params.signedReceipt, receipt },
     },

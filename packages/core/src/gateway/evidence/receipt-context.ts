@@ -1,8 +1,10 @@
 import { getAddress, isAddressEqual, type Address } from 'viem';
+import { REFUND_RECEIPT_TYPE } from '../../x402/refund-receipt';
 import type { NetworkRegistry } from '../networks';
 import type { RefSnapshot } from '../refs/ref-service';
 import type { GatewayStores } from '../store/gateway-stores';
 import type { RefRecord } from '../store/records';
+import { viewerOwns, type EvidenceViewer } from './evidence-viewer';
 import type { IssuedReceipt } from './receipt-forms';
 
 /** One checked field: what was expected (and where that expectation comes from) against what was found. */
@@ -110,12 +112,13 @@ export async function refOfResource(resourceUrl: string, publicUrl: string, refs
  * The context report of a receipt (see {@link ContextReport}).
  *
  * @param params - The receipt, whether its signature is accepted, the expectations, the registry, the
- *   payment store (read only when the signature is not accepted) and, for an x402 receipt, its ref.
+ *   payment store (read only when the signature is not accepted), the viewer (a stored receipt it may
+ *   not see is treated as absent) and, for an x402 receipt, its ref.
  * @returns The report.
  * @example
  * ```ts
- * import { receiptContext } from '@tollgate/core/gateway';
- * const context = await receiptContext({ issued, signatureValid: true, expectations: { expectedAmount: '10000' }, networks, payments: stores.payments, ref: undefined });
+ * import { anyoneViewer, receiptContext } from '@tollgate/core/gateway';
+ * const context = await receiptContext({ issued, signatureValid: true, expectations: { expectedAmount: '10000' }, networks, payments: stores.payments, viewer: anyoneViewer, ref: undefined });
  * ```
  */
 export async function receiptContext(params: {
@@ -124,6 +127,7 @@ export async function receiptContext(params: {
   expectations: ReceiptExpectations;
   networks: NetworkRegistry;
   payments: GatewayStores['payments'];
+  viewer: EvidenceViewer;
   ref: ReceiptRef | undefined;
 }): Promise<ContextReport> {
   const { issued, expectations } = params;
@@ -133,7 +137,7 @@ export async function receiptContext(params: {
   if (issued.kind === 'tollgate') {
     const { receipt } = issued;
     if (!params.signatureValid) {
-      const stored = await storedReceiptOf(params.payments, { paymentId: receipt.paymentId, chainId: receipt.chainId, payer: receipt.payer, nonce: receipt.authorizationNonce });
+      const stored = await storedReceiptOf(params.payments, { paymentId: receipt.paymentId, chainId: receipt.chainId, payer: receipt.payer, nonce: receipt.authorizationNonce }, params.viewer);
       if (stored !== undefined) {
         const compared = compareWithStored(stored, receipt);
         fields.push(...compared.fields);
@@ -159,24 +163,35 @@ export async function receiptContext(params: {
 
 /**
  * The receipt this gateway stored for a settled payment (by payment id, else by authorization): a payment
- * receipt, or a refund receipt for a refund ref's payment.
+ * receipt, or a refund receipt for a refund ref's payment — only when `viewer` may see it, i.e. owns the
+ * stored receipt's merchant side (a payment receipt's `payTo`, a refund receipt's `from`).
+ *
+ * Why the stored receipt's own merchant side, not the received receipt's: the lookup keys (payment id,
+ * authorization) are public chain facts, so a merchant can name another merchant's payment in a forged
+ * receipt whose `payTo`/`from` is its own; the comparison would then show the other merchant's stored
+ * fields as `expected`. A receipt the viewer may not see is `undefined`, exactly like one that does not
+ * exist, so the answer does not even tell that it exists.
  *
  * @param payments - The payment store.
  * @param payment - The payment the receipt names: id, chain, the authorizer (`payer`, or a refund's `from`) and nonce.
- * @returns The stored receipt's fields, or `undefined`.
+ * @param viewer - Who asks (`anyone` under the public policy sees every stored receipt).
+ * @returns The stored receipt's fields, or `undefined` (none, not settled, or not the viewer's).
  * @example
  * ```ts
  * import { storedReceiptOf } from '@tollgate/core/gateway';
- * const stored = await storedReceiptOf(stores.payments, { paymentId, chainId: 8453, payer: refund.from, nonce: refund.authorizationNonce });
+ * const stored = await storedReceiptOf(stores.payments, { paymentId, chainId: 8453, payer: refund.from, nonce: refund.authorizationNonce }, viewer);
  * ```
  */
 export async function storedReceiptOf(
   payments: GatewayStores['payments'],
   payment: { paymentId: string; chainId: number; payer: string; nonce: string },
+  viewer: EvidenceViewer,
 ): Promise<Record<string, unknown> | undefined> {
   const found = await payments.findPayment({ paymentId: payment.paymentId, chainId: payment.chainId, payer: getAddress(payment.payer), nonce: payment.nonce.toLowerCase() });
   if (found === undefined || found.state !== 'settled' || found.receiptJson === null) return undefined;
-  return JSON.parse(found.receiptJson) as Record<string, unknown>;
+  const stored = JSON.parse(found.receiptJson) as Record<string, unknown>;
+  const merchantSide = stored['type'] === REFUND_RECEIPT_TYPE ? stored['from'] : stored['payTo'];
+  return viewerOwns(viewer, typeof merchantSide === 'string' ? merchantSide : undefined) ? stored : undefined;
 }
 
 /**

@@ -70,7 +70,8 @@ export interface ReceiptVerifierDeps {
 /**
  * Creates the receipt verifier. Check order: the receipt's form (malformed → `receipt_invalid`), who may
  * see it (merchant policy), the signature, the context (a signature that does not verify makes the
- * stored receipt of the same payment the judge of each field), then the chain, read from the current
+ * stored receipt of the same payment the judge of each field, when the viewer may see that stored
+ * receipt too), then the chain, read from the current
  * canonical chain every time (a reorganised-out transaction is `pending` or `not_found`, never confirmed).
  * Caches: recovered signers by receipt content and signature (final), final transactions (the observer's).
  *
@@ -104,7 +105,7 @@ export function createReceiptVerifier(deps: ReceiptVerifierDeps): ReceiptVerifie
       if (!visible) throw notVisible('receipt');
 
       const signature = signatureOf(issued, request.signedReceipt);
-      const context = await receiptContext({ issued, signatureValid: signature.valid, expectations: request, networks: deps.registry, payments: deps.stores.payments, ref });
+      const context = await receiptContext({ issued, signatureValid: signature.valid, expectations: request, networks: deps.registry, payments: deps.stores.payments, viewer: request.viewer, ref });
       const receiptHash = issued.kind === 'tollgate' ? { receiptHash: issued.receiptHash } : {};
       if (!signature.valid || !context.valid) throw receiptRefused(signature, context, { kind: issued.kind, ...receiptHash });
 

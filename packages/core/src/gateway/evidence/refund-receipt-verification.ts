@@ -114,7 +114,9 @@ function bindingToOriginal(receipt: RefundReceipt | RejectedRefundReceipt, origi
  * signers (current and previous receipt keys), the same stored-receipt comparison when a signature fails,
  * the same network checks, and the same chain judgement (with the refund's `from` as the authorizer and
  * `to` as the recipient). Check order: form, who may see it (merchant policy: the refund's payer, i.e. the
- * original payTo, must be the merchant's), signature, context, chain.
+ * original payTo, must be the merchant's), signature, context, chain. Under the merchant policy the
+ * stored receipt and the refund intent the context compares with are used only when they are the
+ * viewer's too: another merchant's are treated as absent, never shown.
  *
  * @param deps - Registry, chain access, stores (payments; orders in order mode), accepted signers, cache size.
  * @returns The verifier.
@@ -139,10 +141,15 @@ export function createRefundReceiptVerifier(deps: RefundReceiptVerifierDeps): Re
     return fresh;
   }
 
-  /** Without the original: the paid refund's stored intent (any merchant's: the signature already binds it to this gateway). */
-  async function bindingToIntent(receipt: RefundReceipt): Promise<RefundFieldEvidence[] | undefined> {
+  /**
+   * Without the original: the paid refund's stored intent, when the viewer may see it (its payTo is the
+   * viewer's). The refund ref is no secret and this runs whatever the signature says, so a merchant's
+   * forged receipt could name another merchant's ref: that intent is treated as absent (`signed_only`),
+   * the same answer as for a ref that does not exist.
+   */
+  async function bindingToIntent(receipt: RefundReceipt, viewer: EvidenceViewer): Promise<RefundFieldEvidence[] | undefined> {
     const intent = await deps.stores.orders?.getRefundByRef(receipt.refId);
-    if (intent === undefined) return undefined;
+    if (intent === undefined || !viewerOwns(viewer, intent.payTo)) return undefined;
     const source = 'refund_intent';
     return [
       compareField('refundId', intent.id, receipt.refundId, source),
@@ -168,7 +175,7 @@ export function createRefundReceiptVerifier(deps: RefundReceiptVerifierDeps): Re
       const fields: RefundFieldEvidence[] = [];
       let content: RefundContextReport['content'] = signature.valid ? 'signed' : 'unverifiable';
       if (!signature.valid && paid) {
-        const stored = await storedReceiptOf(deps.stores.payments, { paymentId: receipt.paymentId, chainId: receipt.chainId, payer: receipt.from, nonce: receipt.authorizationNonce });
+        const stored = await storedReceiptOf(deps.stores.payments, { paymentId: receipt.paymentId, chainId: receipt.chainId, payer: receipt.from, nonce: receipt.authorizationNonce }, request.viewer);
         if (stored !== undefined) {
           const compared = compareWithStored(stored, receipt);
           fields.push(...compared.fields);
@@ -181,7 +188,7 @@ export function createRefundReceiptVerifier(deps: RefundReceiptVerifierDeps): Re
         fields.push(...bindingToOriginal(receipt, original));
         binding = 'original_receipt';
       } else if (paid) {
-        const intentFields = await bindingToIntent(receipt);
+        const intentFields = await bindingToIntent(receipt, request.viewer);
         if (intentFields !== undefined) {
           fields.push(...intentFields);
           binding = 'refund_intent';

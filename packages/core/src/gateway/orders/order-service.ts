@@ -2,13 +2,13 @@ import { randomBytes, randomId } from '../../crypto/random';
 import { GatewayError } from '../../errors/gateway';
 import type { GatewayEvents } from '../gateway-events';
 import type { AuthenticatedMerchant } from '../merchants/account-service';
-import { defaultRefLifetimeSeconds } from '../refs/schemas';
+import { readListPage } from '../list-cursor';
+import { newPaymentRef, payToForNewRef, refCreationRefused } from '../refs/payment-ref';
 import { resolvePublicUrl, type GatewayServiceDeps } from '../service-deps';
 import type { GatewayStores } from '../store/gateway-stores';
 import type { OrderStore } from '../store/order-store';
-import { decodeOrderCursor, encodeOrderCursor } from './cursor';
+import { orderListCursor } from './cursor';
 import { orderView, type OrderView } from './order-views';
-import { buildRefSnapshot } from '../refs/ref-snapshot';
 import { isOrderId, type CreateOrderRequest, type ListOrdersRequest } from './schemas';
 
 /** `GET /order`: a page of orders, newest first. */
@@ -60,10 +60,6 @@ export function orderNotFound(): GatewayError {
   return new GatewayError('not_found', 'No such order.', { details: { reason: 'no_such_order' } });
 }
 
-function payToNotFound(payTo: string): GatewayError {
-  return new GatewayError('not_found', 'No payTo with this address is registered to this merchant.', { details: { field: 'payTo', payTo } });
-}
-
 /**
  * The order half of order mode. An order is created with its ref in one transaction: the ref is an
  * ordinary fixed-amount ref whose snapshot is exactly the one `POST /ref` would make with the same
@@ -88,62 +84,21 @@ export function createOrderService(deps: OrderServiceDeps): OrderService {
   return {
     async createOrder(caller, input) {
       const network = deps.networks.require(input.network);
-      const payTo = await merchants.getPayTo(input.payTo);
-      if (payTo === undefined || payTo.merchantId !== caller.merchantId) throw payToNotFound(input.payTo);
-      if (payTo.status === 'retired') throw new GatewayError('payto_revoked', 'This payTo was retired.', { details: { payTo: payTo.address } });
-      // As for refs: a contract wallet's owner on one chain says nothing about the same address elsewhere.
-      if (payTo.proof === 'erc1271' && payTo.proofNetwork !== network.name) {
-        throw new GatewayError('invalid_request', `This payTo is a contract wallet proven on ${payTo.proofNetwork} only.`, {
-          details: { field: 'network', provenNetwork: payTo.proofNetwork },
-        });
-      }
+      // The same checks and the same ref as POST /ref with these fields.
+      const payTo = await payToForNewRef(merchants, caller, input.payTo, network);
       const orderId = `ord_${randomId(random)}`;
       const refId = randomId(random);
       const createdAt = now();
-      const expiresAt = Math.floor(createdAt.getTime() / 1000) + (input.expiresInSecs ?? defaultRefLifetimeSeconds);
-      const snapshot = buildRefSnapshot({
-        network: network.name,
-        payTo: payTo.address,
-        asset: input.asset,
-        amount: input.amount,
-        resource: `${resolvePublicUrl(deps)}/receive/${payTo.address}?ref=${refId}`,
-        invoiceId: input.invoiceId,
-        description: input.description,
-        expiresAt,
-      });
       const outcome = await orders.createOrder({
         id: orderId,
         merchantId: caller.merchantId,
-        ref: {
-          id: refId,
-          merchantId: caller.merchantId,
-          payTo: payTo.address,
-          network: network.name,
-          asset: input.asset,
-          amount: input.amount,
-          invoiceId: input.invoiceId ?? null,
-          label: input.label ?? null,
-          notifyUrl: input.notifyUrl ?? null,
-          snapshotJson: JSON.stringify(snapshot),
-          createdAt,
-          expiresAt: new Date(expiresAt * 1000),
-        },
+        ref: newPaymentRef({ refId, merchantId: caller.merchantId, payTo: payTo.address, network: network.name, fields: input, origin: resolvePublicUrl(deps), now: createdAt }),
         description: input.description ?? null,
         metadataJson: input.metadata === undefined ? null : JSON.stringify(input.metadata),
         now: createdAt,
       });
-      switch (outcome.kind) {
-        case 'created':
-          return view(outcome.order);
-        case 'payto_not_found':
-          throw payToNotFound(input.payTo);
-        case 'payto_retired':
-          throw new GatewayError('payto_revoked', 'This payTo was retired.', { details: { payTo: payTo.address } });
-        case 'invoice_taken':
-          throw new GatewayError('conflict', 'An active ref of this merchant already uses this invoiceId.', {
-            details: { field: 'invoiceId', reason: 'invoice_taken', refId: outcome.refId },
-          });
-      }
+      if (outcome.kind !== 'created') throw refCreationRefused(outcome, { requested: input.payTo, address: payTo.address }, { reason: 'invoice_taken' });
+      return view(outcome.order);
     },
 
     async getOrder(caller, orderId) {
@@ -154,22 +109,21 @@ export function createOrderService(deps: OrderServiceDeps): OrderService {
     },
 
     async listOrders(caller, query) {
-      const scope = { merchantId: caller.merchantId, status: query.status ?? '' };
-      const position = query.cursor === undefined ? undefined : decodeOrderCursor(deps.keys.cursor, scope, query.cursor);
-      const rows = await orders.listOrders({
-        merchantId: caller.merchantId,
-        ...(query.status === undefined ? {} : { status: query.status }),
-        now: now(),
-        limit: query.limit + 1,
-        ...(position === undefined ? {} : { before: { createdAt: new Date(position.createdAtMs), orderId: position.orderId } }),
+      return readListPage({
+        cursor: orderListCursor,
+        key: deps.keys.cursor,
+        scope: { merchantId: caller.merchantId, status: query.status ?? '' },
+        request: query,
+        read: (limit, before) =>
+          orders.listOrders({
+            merchantId: caller.merchantId,
+            ...(query.status === undefined ? {} : { status: query.status }),
+            now: now(),
+            limit,
+            ...(before === undefined ? {} : { before: { createdAt: before.createdAt, orderId: before.id } }),
+          }),
+        item: view,
       });
-      const page = rows.slice(0, query.limit);
-      const last = page[page.length - 1];
-      const nextCursor =
-        rows.length > query.limit && last !== undefined
-          ? encodeOrderCursor(deps.keys.cursor, scope, { createdAtMs: last.createdAt.getTime(), orderId: last.id })
-          : undefined;
-      return { items: page.map(view), ...(nextCursor === undefined ? {} : { nextCursor }) };
     },
 
     async cancelOrder(caller, orderId) {

@@ -122,7 +122,9 @@ const seconds = (date: Date | null) => (date === null ? null : epochSeconds(date
  */
 export function refundableOf(order: Pick<OrderRecord, 'status' | 'amount' | 'refunded' | 'refundReserved'>): string {
   if (order.status !== 'paid' && order.status !== 'partially_refunded') return '0';
-  return (BigInt(order.amount) - BigInt(order.refunded) - BigInt(order.refundReserved)).toString();
+  const left = BigInt(order.amount) - BigInt(order.refunded) - BigInt(order.refundReserved);
+  // Below zero only on an over-refunded order (a refund the chain showed after its intent was closed).
+  return (left > 0n ? left : 0n).toString();
 }
 
 /**

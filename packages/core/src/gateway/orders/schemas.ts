@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { utf8TextSchema } from '../schema-fields';
-import { createRefRequestSchema, refListLimits } from '../refs/schemas';
+import { createRefRequestSchema, listPageQueryEntries, refListLimits } from '../refs/schemas';
 
 /** Lifetime of a refund intent created without `expiresInSecs`: 7 days. */
 export const defaultRefundLifetimeSeconds = 7 * 24 * 60 * 60;
@@ -124,16 +124,7 @@ export type CreateOrderRequest = v.InferOutput<typeof createOrderRequestSchema>;
  */
 export const listOrdersQuerySchema = v.strictObject({
   status: v.optional(v.picklist(orderStatuses, `one of ${orderStatuses.join(', ')}`)),
-  limit: v.optional(
-    v.pipe(
-      v.string(),
-      v.regex(/^[1-9][0-9]{0,2}$/, `an integer from 1 to ${orderListLimits.max}`),
-      v.transform(Number),
-      v.maxValue(orderListLimits.max, `an integer from 1 to ${orderListLimits.max}`),
-    ),
-    String(orderListLimits.default),
-  ),
-  cursor: v.optional(v.pipe(v.string(), v.minLength(1, 'a cursor from nextCursor'), v.maxLength(1024, 'a cursor from nextCursor'))),
+  ...listPageQueryEntries(orderListLimits),
 });
 
 /** Validated query of `GET /order`. */

@@ -4,18 +4,34 @@ import { sha256 } from '../../crypto/hash';
 import { hexEncode } from '../../crypto/hex';
 import { utf8Encode } from '../../crypto/utf8';
 import { buildPaymentSettledNotification } from '../../x402/notifications/payload';
-import { buildPaymentReceipt, receiptHash, signReceipt } from '../../x402/receipt';
-import { buildRefundReceipt, refundReceiptHash, signRefundReceipt } from '../../x402/refund-receipt';
+import type { EvmSigner } from '../../x402/evm-signature';
+import { buildPaymentReceipt, receiptHash, signReceipt, type PaymentReceipt } from '../../x402/receipt';
+import { buildRefundReceipt, refundReceiptHash, signRefundReceipt, type RefundReceipt } from '../../x402/refund-receipt';
 import { buildSettlementFailureResponse, buildSettlementResponse } from '../../x402/settlement-response';
-import { signX402Receipt } from '../../x402/x402-offer-receipt';
+import type { Network } from '../../x402/wire';
+import { signX402Receipt, type X402SignedReceipt } from '../../x402/x402-offer-receipt';
 import type { GatewayNetwork } from '../networks';
 import type { RefSnapshot } from '../refs/ref-service';
 import { resolvePublicUrl } from '../service-deps';
 import type { OrderStore } from '../store/order-store';
 import type { PaymentCompletion, PaymentRecord, StoredSettlementAnswer } from '../store/payment-records';
 import type { RefRecord } from '../store/records';
+import type { NotificationJob } from '../notifications/notification-job';
 import type { PaymentDeps } from './payment-deps';
 import { buildRefundSettlementResponse } from './refund-settlement';
+
+/** The facts of a built receipt that its answer and stored completion read, whatever its kind. */
+type SettledReceipt = { network: Network; txHash: string; blockNumber?: string; issuedAt: number };
+
+/** How one kind of receipt is signed, hashed and answered with. */
+interface ReceiptKind<Receipt extends SettledReceipt> {
+  sign(receipt: Receipt, signer: EvmSigner): Promise<string>;
+  hash(receipt: Receipt): string;
+  answer(params: { receipt: Receipt; signedReceipt: string; x402Receipt: X402SignedReceipt }): { body: unknown; header: string };
+}
+
+const paymentReceipts: ReceiptKind<PaymentReceipt> = { sign: signReceipt, hash: receiptHash, answer: buildSettlementResponse };
+const refundReceipts: ReceiptKind<RefundReceipt> = { sign: signRefundReceipt, hash: refundReceiptHash, answer: buildRefundSettlementResponse };
 
 /** A settled payment, for {@link ReceiptIssuer.completion}. */
 export interface CompletionParams {
@@ -100,20 +116,35 @@ export function createReceiptIssuer(deps: Pick<PaymentDeps, 'signer' | 'publicUr
       ...(blockNumber === undefined ? {} : { blockNumber }),
       issuedAt,
     });
+    return signedCompletion(refundReceipts, receipt, { resourceUrl: snapshot.resource, payer: receipt.from }, { payment, now }, () => null);
+  }
+
+  /**
+   * What both kinds of receipt share once built: the signature and the official x402 receipt artifact
+   * (signed together), the 200 answer, and the completion the store keeps, with the notification `notify`
+   * builds from the signature (`null` for none).
+   */
+  async function signedCompletion<Receipt extends SettledReceipt>(
+    kind: ReceiptKind<Receipt>,
+    receipt: Receipt,
+    artifact: { resourceUrl: string; payer: string },
+    { payment, now }: Pick<CompletionParams, 'payment' | 'now'>,
+    notify: (signedReceipt: string) => NotificationJob | null,
+  ): Promise<PaymentCompletion> {
     const [signedReceipt, x402Receipt] = await Promise.all([
-      signRefundReceipt(receipt, deps.signer),
-      signX402Receipt({ network: receipt.network, resourceUrl: snapshot.resource, payer: receipt.from, issuedAt, transaction: receipt.txHash }, deps.signer),
+      kind.sign(receipt, deps.signer),
+      signX402Receipt({ network: receipt.network, ...artifact, issuedAt: receipt.issuedAt, transaction: receipt.txHash }, deps.signer),
     ]);
-    const { body, header } = buildRefundSettlementResponse({ receipt, signedReceipt, x402Receipt });
+    const { body, header } = kind.answer({ receipt, signedReceipt, x402Receipt });
     return {
       paymentId: payment.paymentId,
       txHash: receipt.txHash,
       blockNumber: receipt.blockNumber ?? null,
-      receiptHash: refundReceiptHash(receipt),
+      receiptHash: kind.hash(receipt),
       receiptJson: JSON.stringify(receipt),
       signedReceipt,
       answer: { outcome: 'settled', paymentResponse: header, body: JSON.stringify(body) },
-      notification: null,
+      notification: notify(signedReceipt),
       now,
     };
   }
@@ -139,27 +170,12 @@ export function createReceiptIssuer(deps: Pick<PaymentDeps, 'signer' | 'publicUr
         ...(blockNumber === undefined ? {} : { blockNumber }),
         issuedAt,
       });
-      const [signedReceipt, x402Receipt] = await Promise.all([
-        signReceipt(receipt, deps.signer),
-        signX402Receipt({ network: receipt.network, resourceUrl: receipt.resourceUrl, payer: receipt.payer, issuedAt, transaction: receipt.txHash }, deps.signer),
-      ]);
-      const { body, header } = buildSettlementResponse({ receipt, signedReceipt, x402Receipt });
-      return {
-        paymentId: payment.paymentId,
-        txHash: receipt.txHash,
-        blockNumber: receipt.blockNumber ?? null,
-        receiptHash: receiptHash(receipt),
-        receiptJson: JSON.stringify(receipt),
-        signedReceipt,
-        answer: { outcome: 'settled', paymentResponse: header, body: JSON.stringify(body) },
-        notification: {
-          merchantId: payment.merchantId,
-          refId: ref.id,
-          url: ref.notifyUrl,
-          notification: buildPaymentSettledNotification({ id: notificationIdOf(payment.paymentId), createdAt: issuedAt, receipt, signedReceipt }),
-        },
-        now,
-      };
+      return signedCompletion(paymentReceipts, receipt, { resourceUrl: receipt.resourceUrl, payer: receipt.payer }, { payment, now }, (signedReceipt) => ({
+        merchantId: payment.merchantId,
+        refId: ref.id,
+        url: ref.notifyUrl,
+        notification: buildPaymentSettledNotification({ id: notificationIdOf(payment.paymentId), createdAt: issuedAt, receipt, signedReceipt }),
+      }));
     },
 
     failure({ payment, network, reason, message, txHash }) {

@@ -194,16 +194,32 @@ export function createSettlementRecoveryService(deps: SettlementRecoveryServiceD
     return Number(block.timestamp);
   }
 
-  /** Claims a payment the chain shows settled, with its settle mark (nothing ever settles it), or finds its holder. */
-  async function claimSettled(identity: PaymentIdentity, context: PaymentContext): Promise<PaymentClaimOutcome & { kind: 'claimed' | 'existing' }> {
+  /**
+   * Claims a payment the chain shows settled (mined at `minedAt`, Unix seconds), with its settle mark
+   * (nothing ever settles it), or finds its holder.
+   */
+  async function claimSettled(identity: PaymentIdentity, context: PaymentContext, minedAt: number): Promise<PaymentClaimOutcome & { kind: 'claimed' | 'existing' }> {
     const now = deps.clock.now();
-    const claimed = await payments.claimPayment(paymentClaim(identity, context, { leaseToken: randomId(), now, leaseMs: settings.leaseMs, settleStarted: true }));
+    // The block time lets the claim through a revocation (or retirement) that came after the transfer.
+    const claim = paymentClaim(identity, context, { leaseToken: randomId(), now, leaseMs: settings.leaseMs, settleStarted: true });
+    const claimed = await payments.claimPayment({ ...claim, minedAt: new Date(minedAt * 1000) });
     // Another payment holds this single-payment ref: this transfer is not its payment (it is recorded nowhere).
     if (claimed.kind === 'ref_used') throw paymentConflict(identity.paymentId, 'ref_used');
     if (claimed.kind !== 'not_payable') return claimed;
     // The statuses the checks saw were stale: refuse exactly as a fresh read would.
     contexts.assertPayable({ ...context, refStatus: claimed.status?.refStatus ?? 'revoked', payToStatus: claimed.status?.payToStatus ?? context.payToStatus }, nowSeconds());
     throw new GatewayError('not_found', 'No such ref.', { details: { refId: context.ref.id } });
+  }
+
+  /**
+   * The context as it stood when the transfer was mined (`minedAt`, Unix seconds): a ref revoked at or
+   * after that time was still open for it (revoking blocks future payments; it never un-records a mined
+   * one: an order cancelled, or a refund rejected, after its transfer executed on chain directly).
+   */
+  async function asWhenMined(context: PaymentContext, minedAt: number): Promise<PaymentContext> {
+    if (context.refStatus !== 'revoked') return context;
+    const revokedAt = (await refs.getRef(context.ref.id))?.revokedAt ?? null;
+    return revokedAt !== null && revokedAt.getTime() >= minedAt * 1000 ? { ...context, refStatus: 'active' } : context;
   }
 
   /** No record: the chain decides; a transfer it shows is recorded, with its receipt. */
@@ -223,8 +239,8 @@ export function createSettlementRecoveryService(deps: SettlementRecoveryServiceD
     if (minedAt < Math.floor(context.ref.createdAt.getTime() / 1000)) {
       throw new PaymentVerificationError('refId', 'transfer_before_ref', 'The transfer was mined before this ref existed; it cannot be a payment for it.');
     }
-    checks.verify(payload, context, minedAt - settings.minValiditySeconds);
-    const claimed = await claimSettled(identity, context);
+    checks.verify(payload, await asWhenMined(context, minedAt), minedAt - settings.minValiditySeconds);
+    const claimed = await claimSettled(identity, context, minedAt);
     if (claimed.kind === 'existing') {
       // Someone recorded it meanwhile (a settlement or another recovery): answered as a record.
       const answer = await recorded(claimed.payment, request, context, identity, payload);

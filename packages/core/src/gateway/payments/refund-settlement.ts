@@ -1,7 +1,6 @@
-import { encodeX402Header } from '../../x402/headers';
 import type { RefundReceipt } from '../../x402/refund-receipt';
-import type { Network } from '../../x402/wire';
-import { OFFER_RECEIPT, x402ReceiptInfoSchema, type X402SignedReceipt } from '../../x402/x402-offer-receipt';
+import { buildSettledAnswer, type SettlementSuccessBody } from '../../x402/settlement-response';
+import type { X402SignedReceipt } from '../../x402/x402-offer-receipt';
 
 /**
  * The 200 answer of a settled refund payment (`/receive/<payer>?ref=<refundRefId>&refundOf=…`). It has the
@@ -15,18 +14,7 @@ import { OFFER_RECEIPT, x402ReceiptInfoSchema, type X402SignedReceipt } from '..
  *   payTo that signed the authorization, as x402 defines the payer;
  * - `response.message` is `Refund settled.` (`response.code` stays `settled`).
  */
-export interface RefundSettlementBody {
-  x402Version: 2;
-  success: true;
-  network: Network;
-  transaction: string;
-  payer: string;
-  receiptStatus: 'issued';
-  response: { code: 'settled'; message: string };
-  extensions: {
-    [OFFER_RECEIPT]: { info: { receipt: X402SignedReceipt }; schema: typeof x402ReceiptInfoSchema; signedReceipt: string; receipt: RefundReceipt };
-  };
-}
+export type RefundSettlementBody = SettlementSuccessBody<RefundReceipt>;
 
 /**
  * Builds a refund's settlement answer and its `PAYMENT-RESPONSE` header value (base64 of the same JSON).
@@ -42,18 +30,6 @@ export interface RefundSettlementBody {
  * ```
  */
 export function buildRefundSettlementResponse(params: { receipt: RefundReceipt; signedReceipt: string; x402Receipt: X402SignedReceipt }): { body: RefundSettlementBody; header: string } {
-  const { receipt } = params;
-  const body: RefundSettlementBody = {
-    x402Version: 2,
-    success: true,
-    network: receipt.network,
-    transaction: receipt.txHash,
-    payer: receipt.from,
-    receiptStatus: 'issued',
-    response: { code: 'settled', message: 'Refund settled.' },
-    extensions: {
-      [OFFER_RECEIPT]: { info: { receipt: params.x402Receipt }, schema: x402ReceiptInfoSchema, signedReceipt: params.signedReceipt, receipt },
-    },
-  };
-  return { body, header: encodeX402Header(body) };
+  const { receipt, signedReceipt, x402Receipt } = params;
+  return buildSettledAnswer({ receipt, payer: receipt.from, signedReceipt, x402Receipt, message: 'Refund settled.' });
 }

@@ -1,8 +1,4 @@
-import { base64Decode, base64UrlEncode } from '../../crypto/base64';
-import { constantTimeEqual } from '../../crypto/constant-time';
-import { hmacSha256 } from '../../crypto/hash';
-import { utf8Decode, utf8Encode } from '../../crypto/utf8';
-import { GatewayError } from '../../errors/gateway';
+import { listCursor } from '../list-cursor';
 
 /** Who a list cursor belongs to: it is only valid for the same merchant and payTo. */
 export interface RefCursorScope {
@@ -16,26 +12,18 @@ export interface RefCursorPosition {
   readonly refId: string;
 }
 
-const cursorDomain = utf8Encode('tollgate/ref-cursor/v1\u0000');
-const cursorShape = /^[A-Za-z0-9_-]{1,900}\.[A-Za-z0-9_-]{43}$/;
-
-function tag(key: Uint8Array, payload: Uint8Array): Uint8Array {
-  const message = new Uint8Array(cursorDomain.length + payload.length);
-  message.set(cursorDomain, 0);
-  message.set(payload, cursorDomain.length);
-  return hmacSha256(key, message);
-}
-
-function invalidCursor(): GatewayError {
-  return new GatewayError('invalid_request', 'The cursor is not valid for this list: pass nextCursor unchanged, with the same pay_to.', {
-    details: { field: 'cursor' },
-  });
-}
+/** The codec of this list's cursors (the services page with it; the functions below are the public names). */
+export const refListCursor = listCursor<RefCursorScope>({
+  domain: 'tollgate/ref-cursor/v1',
+  scopeKeys: { merchantId: 'm', payTo: 'p' },
+  hint: 'pay_to',
+});
 
 /**
  * Encodes a list position as an opaque, tamper-proof cursor: `base64url(payload) "." base64url(tag)`,
  * where the payload is JSON `{ v: 1, m: merchantId, p: payTo, t: createdAtMs, i: refId }` and the tag
- * is HMAC-SHA-256 under the gateway's cursor key. Clients must not build or alter cursors.
+ * is HMAC-SHA-256 under the gateway's cursor key (see `../list-cursor`). Clients must not build or alter
+ * cursors.
  *
  * @param key - The cursor MAC key (`GatewayKeys.cursor`).
  * @param scope - The merchant and payTo of the list.
@@ -48,8 +36,7 @@ function invalidCursor(): GatewayError {
  * ```
  */
 export function encodeRefCursor(key: Uint8Array, scope: RefCursorScope, position: RefCursorPosition): string {
-  const payload = utf8Encode(JSON.stringify({ v: 1, m: scope.merchantId, p: scope.payTo, t: position.createdAtMs, i: position.refId }));
-  return `${base64UrlEncode(payload)}.${base64UrlEncode(tag(key, payload))}`;
+  return refListCursor.encode(key, scope, { createdAtMs: position.createdAtMs, id: position.refId });
 }
 
 /**
@@ -68,29 +55,6 @@ export function encodeRefCursor(key: Uint8Array, scope: RefCursorScope, position
  * ```
  */
 export function decodeRefCursor(key: Uint8Array, scope: RefCursorScope, cursor: string): RefCursorPosition {
-  // Unpadded base64url only, so each payload has exactly one spelling.
-  if (!cursorShape.test(cursor)) throw invalidCursor();
-  const [payloadText, tagText] = cursor.split('.') as [string, string];
-  let parsed: unknown;
-  try {
-    const payload = base64Decode(payloadText);
-    if (!constantTimeEqual(base64Decode(tagText), tag(key, payload))) throw invalidCursor();
-    parsed = JSON.parse(utf8Decode(payload));
-  } catch {
-    throw invalidCursor();
-  }
-  const fields = parsed as { v?: unknown; m?: unknown; p?: unknown; t?: unknown; i?: unknown } | null;
-  if (
-    typeof fields !== 'object' ||
-    fields === null ||
-    fields.v !== 1 ||
-    fields.m !== scope.merchantId ||
-    fields.p !== scope.payTo ||
-    typeof fields.t !== 'number' ||
-    !Number.isSafeInteger(fields.t) ||
-    typeof fields.i !== 'string'
-  ) {
-    throw invalidCursor();
-  }
-  return { createdAtMs: fields.t, refId: fields.i };
+  const { createdAtMs, id } = refListCursor.decode(key, scope, cursor);
+  return { createdAtMs, refId: id };
 }

@@ -5,9 +5,10 @@ import type { GatewayEvents } from '../gateway-events';
 import { epochSeconds, resolvePublicUrl, type GatewayServiceDeps } from '../service-deps';
 import type { GatewayStores } from '../store/gateway-stores';
 import type { RefRecord, RefStatus } from '../store/records';
-import { decodeRefCursor, encodeRefCursor } from './cursor';
-import { defaultRefLifetimeSeconds, type CreateRefRequest, type ListRefsRequest } from './schemas';
-import { buildRefSnapshot } from './ref-snapshot';
+import { readListPage } from '../list-cursor';
+import { refListCursor } from './cursor';
+import { newPaymentRef, payToForNewRef, payToNotFound, refCreationRefused } from './payment-ref';
+import type { CreateRefRequest, ListRefsRequest } from './schemas';
 
 /** The immutable payment snapshot of a ref (spec "Snapshot fields"); `expiresAt` is unix seconds. */
 export interface RefSnapshot {
@@ -93,10 +94,6 @@ function refNotFound(): GatewayError {
   return new GatewayError('not_found', 'No such ref.');
 }
 
-function payToNotFound(payTo: string): GatewayError {
-  return new GatewayError('not_found', 'No payTo with this address is registered to this merchant.', { details: { field: 'payTo', payTo } });
-}
-
 function listItem(ref: RefRecord): RefListItem {
   return {
     refId: ref.id,
@@ -134,55 +131,12 @@ export function createRefService(deps: RefServiceDeps): RefService {
   return {
     async createRef(caller, input) {
       const network = deps.networks.require(input.network);
-      const payTo = await merchants.getPayTo(input.payTo);
-      if (payTo === undefined || payTo.merchantId !== caller.merchantId) throw payToNotFound(input.payTo);
-      if (payTo.status === 'retired') throw new GatewayError('payto_revoked', 'This payTo was retired.', { details: { payTo: payTo.address } });
-      // A contract wallet's owner on one chain says nothing about the same address on another chain.
-      if (payTo.proof === 'erc1271' && payTo.proofNetwork !== network.name) {
-        throw new GatewayError('invalid_request', `This payTo is a contract wallet proven on ${payTo.proofNetwork} only.`, {
-          details: { field: 'network', provenNetwork: payTo.proofNetwork },
-        });
-      }
+      const payTo = await payToForNewRef(merchants, caller, input.payTo, network);
       const refId = randomId(random);
-      const now = deps.clock.now();
-      const expiresAt = Math.floor(now / 1000) + (input.expiresInSecs ?? defaultRefLifetimeSeconds);
-      const snapshot = buildRefSnapshot({
-        network: network.name,
-        payTo: payTo.address,
-        asset: input.asset,
-        amount: input.amount,
-        resource: `${resolvePublicUrl(deps)}/receive/${payTo.address}?ref=${refId}`,
-        invoiceId: input.invoiceId,
-        description: input.description,
-        expiresAt,
-      });
-      const snapshotJson = JSON.stringify(snapshot);
-      const outcome = await refs.createRef({
-        id: refId,
-        merchantId: caller.merchantId,
-        payTo: payTo.address,
-        network: network.name,
-        asset: input.asset,
-        amount: input.amount ?? null,
-        invoiceId: input.invoiceId ?? null,
-        label: input.label ?? null,
-        notifyUrl: input.notifyUrl ?? null,
-        snapshotJson,
-        createdAt: new Date(now),
-        expiresAt: new Date(expiresAt * 1000),
-      });
-      switch (outcome.kind) {
-        case 'created':
-          return { refId, refUrl: refUrl(refId), snapshot: JSON.parse(outcome.ref.snapshotJson) as RefSnapshot };
-        case 'payto_not_found':
-          throw payToNotFound(input.payTo);
-        case 'payto_retired':
-          throw new GatewayError('payto_revoked', 'This payTo was retired.', { details: { payTo: payTo.address } });
-        case 'invoice_taken':
-          throw new GatewayError('conflict', 'An active ref of this merchant already uses this invoiceId.', {
-            details: { field: 'invoiceId', refId: outcome.refId },
-          });
-      }
+      const ref = newPaymentRef({ refId, merchantId: caller.merchantId, payTo: payTo.address, network: network.name, fields: input, origin: resolvePublicUrl(deps), now: new Date(deps.clock.now()) });
+      const outcome = await refs.createRef(ref);
+      if (outcome.kind !== 'created') throw refCreationRefused(outcome, { requested: input.payTo, address: payTo.address });
+      return { refId, refUrl: refUrl(refId), snapshot: JSON.parse(outcome.ref.snapshotJson) as RefSnapshot };
     },
 
     async getRef(refId) {
@@ -196,19 +150,14 @@ export function createRefService(deps: RefServiceDeps): RefService {
       const payTo = await merchants.getPayTo(query.pay_to);
       if (payTo === undefined || payTo.merchantId !== caller.merchantId) throw payToNotFound(query.pay_to);
       const scope = { merchantId: caller.merchantId, payTo: payTo.address };
-      const position = query.cursor === undefined ? undefined : decodeRefCursor(deps.keys.cursor, scope, query.cursor);
-      const rows = await refs.listRefs({
-        ...scope,
-        limit: query.limit + 1,
-        ...(position === undefined ? {} : { before: { createdAt: new Date(position.createdAtMs), refId: position.refId } }),
+      return readListPage({
+        cursor: refListCursor,
+        key: deps.keys.cursor,
+        scope,
+        request: query,
+        read: (limit, before) => refs.listRefs({ ...scope, limit, ...(before === undefined ? {} : { before: { createdAt: before.createdAt, refId: before.id } }) }),
+        item: listItem,
       });
-      const page = rows.slice(0, query.limit);
-      const last = page[page.length - 1];
-      const nextCursor =
-        rows.length > query.limit && last !== undefined
-          ? encodeRefCursor(deps.keys.cursor, scope, { createdAtMs: last.createdAt.getTime(), refId: last.id })
-          : undefined;
-      return { items: page.map(listItem), ...(nextCursor === undefined ? {} : { nextCursor }) };
     },
 
     async revokeRef(caller, refId) {

@@ -67,6 +67,32 @@ export const createRefRequestSchema = v.pipe(
 export type CreateRefRequest = v.InferOutput<typeof createRefRequestSchema>;
 
 /**
+ * The `limit` and `cursor` of a newest-first list's query (`GET /ref`, `GET /order`): `limit` a decimal
+ * integer from 1 to `limits.max` (`limits.default` when absent), `cursor` the previous page's `nextCursor`.
+ *
+ * @param limits - The list's default and largest page size.
+ * @returns Schema entries to spread into the query's object schema.
+ * @example
+ * ```ts
+ * const listOrdersQuerySchema = v.strictObject({ status: v.optional(statusSchema), ...listPageQueryEntries({ default: 50, max: 100 }) });
+ * ```
+ */
+export function listPageQueryEntries(limits: { readonly default: number; readonly max: number }) {
+  return {
+    limit: v.optional(
+      v.pipe(
+        v.string(),
+        v.regex(/^[1-9][0-9]{0,2}$/, `an integer from 1 to ${limits.max}`),
+        v.transform(Number),
+        v.maxValue(limits.max, `an integer from 1 to ${limits.max}`),
+      ),
+      String(limits.default),
+    ),
+    cursor: v.optional(v.pipe(v.string(), v.minLength(1, 'a cursor from nextCursor'), v.maxLength(1024, 'a cursor from nextCursor'))),
+  };
+}
+
+/**
  * Query of `GET /ref`: `pay_to` (required), `limit` (1–100, default 50), `cursor` (opaque).
  *
  * @example
@@ -78,16 +104,7 @@ export type CreateRefRequest = v.InferOutput<typeof createRefRequestSchema>;
  */
 export const listRefsQuerySchema = v.object({
   pay_to: evmAddressSchema,
-  limit: v.optional(
-    v.pipe(
-      v.string(),
-      v.regex(/^[1-9][0-9]{0,2}$/, `an integer from 1 to ${refListLimits.max}`),
-      v.transform(Number),
-      v.maxValue(refListLimits.max, `an integer from 1 to ${refListLimits.max}`),
-    ),
-    String(refListLimits.default),
-  ),
-  cursor: v.optional(v.pipe(v.string(), v.minLength(1, 'a cursor from nextCursor'), v.maxLength(1024, 'a cursor from nextCursor'))),
+  ...listPageQueryEntries(refListLimits),
 });
 
 /** Validated query of `GET /ref`. */

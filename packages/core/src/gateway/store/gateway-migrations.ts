@@ -6,6 +6,7 @@ import paymentRecoverySql from './migrations/004_payment_recovery.sql';
 import paymentEvidenceSql from './migrations/005_payment_evidence.sql';
 import ordersSql from './migrations/006_orders.sql';
 import exclusiveRefsSql from './migrations/007_exclusive_refs.sql';
+import recordedAfterCloseSql from './migrations/008_recorded_after_close.sql';
 
 /**
  * The gateway's tables (`gateway_challenges`, `gateway_merchants`, `gateway_pay_tos`,
@@ -27,4 +28,5 @@ export const gatewayMigrations: MigrationSet = defineMigrations('gateway', {
   '005_payment_evidence.sql': paymentEvidenceSql,
   '006_orders.sql': ordersSql,
   '007_exclusive_refs.sql': exclusiveRefsSql,
+  '008_recorded_after_close.sql': recordedAfterCloseSql,
 });

@@ -120,6 +120,12 @@ export interface NewPaymentClaim extends PaymentIdentityFields {
    * recorded with its settle mark (`settleStartedAt = now`) in the same statement.
    */
   readonly settleStarted?: boolean;
+  /**
+   * For a transfer the chain shows mined (recovery): its block time. The claim is then also taken on a
+   * ref revoked, or a payTo retired, at or after it: revocation blocks future payments, it never
+   * un-records a mined one.
+   */
+  readonly minedAt?: Date;
 }
 
 /** What {@link PaymentStore.claimPayment} did: created the claim, or found the payment holding the id or the authorization. */

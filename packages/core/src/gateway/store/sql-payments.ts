@@ -25,6 +25,14 @@ const findSql = `SELECT ${paymentColumns} FROM gateway_payments
 // ref row until the claim commits: a cancel or rejection revokes the ref (UPDATE, so it waits for the
 // claim) before it looks for claims, and a claim that waited on a revocation re-reads the ref's status
 // and inserts nothing. So a payment and a cancel or rejection never both succeed (see OrderStore).
+// A transfer the chain shows mined at $17 (recovery only; NULL otherwise) is also claimed on a ref revoked,
+// or a payTo retired, at or after that time: revoking or retiring blocks future payments only, and never
+// un-records one already mined (a payer's authorization executed directly on chain before an order was
+// cancelled; a refund the merchant executed before rejecting it).
+const payableSql = (minedAt: string) =>
+  `(r.status = 'active' OR r.revoked_at >= ${minedAt}::timestamptz)
+   AND (${payToStatusSql} = 'active' OR p.retired_at >= ${minedAt}::timestamptz)`;
+
 // A payment of a refund ref or of an order's ref is `exclusive`: the partial unique index on
 // (ref_id) WHERE exclusive AND state <> 'failed' lets one at a time be claimed (007_exclusive_refs.sql).
 const insertSql = `INSERT INTO gateway_payments (payment_id, ref_id, merchant_id, network, chain_id, pay_to, payer, amount, nonce,
@@ -32,7 +40,7 @@ const insertSql = `INSERT INTO gateway_payments (payment_id, ref_id, merchant_id
   SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'processing', $12, $13, $14, $14, $15, CASE WHEN $16::boolean THEN $14::timestamptz END,
     r.kind = 'refund' OR EXISTS (SELECT 1 FROM gateway_orders o WHERE o.ref_id = r.id)
   FROM gateway_refs r ${payToJoinSql}
-  WHERE r.id = $2 AND r.status = 'active' AND ${payToStatusSql} = 'active'
+  WHERE r.id = $2 AND ${payableSql('$17')}
   FOR SHARE OF r
   ON CONFLICT DO NOTHING
   RETURNING ${paymentColumns}`;
@@ -74,6 +82,7 @@ export async function claimPaymentInSql(sql: SqlClient, claim: NewPaymentClaim):
     claim.now,
     claim.validAfter,
     claim.settleStarted === true,
+    claim.minedAt ?? null,
   ];
   for (let attempt = 0; attempt < 5; attempt++) {
     const inserted = await sql.query<PaymentRow>(insertSql, values);
@@ -81,7 +90,9 @@ export async function claimPaymentInSql(sql: SqlClient, claim: NewPaymentClaim):
     const existing = await findPaymentInSql(sql, claim);
     if (existing !== undefined) return { kind: 'existing', payment: existing };
     const status = await getPaymentStatusInSql(sql, claim.refId);
-    if (status === undefined || status.refStatus !== 'active' || status.payToStatus !== 'active') return { kind: 'not_payable', status };
+    if (status === undefined || status.refStatus !== 'active' || status.payToStatus !== 'active') {
+      if (claim.minedAt === undefined || !(await payableWhenMined(sql, claim.refId, claim.minedAt))) return { kind: 'not_payable', status };
+    }
     const holder = await sql.query<PaymentRow>(
       `SELECT ${paymentColumns} FROM gateway_payments WHERE ref_id = $1 AND exclusive AND state <> 'failed' LIMIT 1`,
       [claim.refId],
@@ -89,6 +100,12 @@ export async function claimPaymentInSql(sql: SqlClient, claim: NewPaymentClaim):
     if (holder.rows[0] !== undefined) return { kind: 'ref_used', holder: toPayment(holder.rows[0]) };
   }
   throw new Error('The payment claim kept conflicting with claims that were released at once.');
+}
+
+/** Whether the ref was still open (not revoked, its payTo not retired) when a transfer was mined at `minedAt`. */
+async function payableWhenMined(sql: SqlClient, refId: string, minedAt: Date): Promise<boolean> {
+  const { rows } = await sql.query(`SELECT 1 FROM gateway_refs r ${payToJoinSql} WHERE r.id = $1 AND ${payableSql('$2')}`, [refId, minedAt]);
+  return rows.length > 0;
 }
 
 /** `PaymentStore.startSettle` in SQL. */

@@ -95,11 +95,19 @@ export const completePaymentSql = `
     FROM paid_order o CROSS JOIN moved m
     ${onConflictSql}
   ), refund_intent AS (
-    SELECT f.id, f.order_id, f.amount FROM gateway_refunds f JOIN moved m ON f.ref_id = m.ref_id WHERE f.status = 'open'
+    -- An open intent's amount moves from reserved to refunded. A rejected or expired one (closed after
+    -- the merchant's refund was mined: recovery claims it, see 008_recorded_after_close.sql) released
+    -- its reservation already: its amount is only added to refunded, and an order that then holds more
+    -- than its amount in refunds and reservations is marked over-refunded, never refused.
+    SELECT f.id, f.order_id, f.amount, CASE WHEN f.status = 'open' THEN f.amount ELSE 0 END AS released
+    FROM gateway_refunds f JOIN moved m ON f.ref_id = m.ref_id WHERE f.status IN ('open', 'rejected', 'expired')
   ), refunded_order AS (
-    UPDATE gateway_orders o SET refund_reserved = o.refund_reserved - i.amount, refunded = o.refunded + i.amount,
-      status = CASE WHEN o.refunded + i.amount = o.amount THEN 'refunded' ELSE 'partially_refunded' END, updated_at = $10
-    FROM refund_intent i WHERE o.id = i.order_id AND o.status IN ('paid', 'partially_refunded')
+    UPDATE gateway_orders o SET refund_reserved = o.refund_reserved - i.released, refunded = o.refunded + i.amount,
+      status = CASE WHEN o.refunded + i.amount >= o.amount THEN 'refunded' ELSE 'partially_refunded' END,
+      over_refunded_at = CASE WHEN o.refunded + i.amount + o.refund_reserved - i.released > o.amount THEN COALESCE(o.over_refunded_at, $10)
+        ELSE o.over_refunded_at END,
+      updated_at = $10
+    FROM refund_intent i WHERE o.id = i.order_id AND o.status IN ('paid', 'partially_refunded', 'refunded')
     RETURNING o.*, i.id AS refund_id, i.amount AS refund_amount
   ), paid_refund AS (
     UPDATE gateway_refunds f SET status = 'paid', payment_id = m.payment_id, tx_hash = m.tx_hash, receipt_hash = m.receipt_hash,
@@ -113,7 +121,7 @@ export const completePaymentSql = `
       'o.refund_id',
       'm.ref_id',
       `${paymentDataSql('o.refund_amount')} || jsonb_build_object('refundId', o.refund_id, 'refunded', o.refunded::text,
-        'remaining', (o.amount - o.refunded - o.refund_reserved)::text, 'status', o.status)`,
+        'remaining', GREATEST(o.amount - o.refunded - o.refund_reserved, 0)::text, 'status', o.status)`,
     )},
       '${orderNotificationJobPrefixes['order.refunded']}:' || o.refund_id, $14, $10, $10, $10
     FROM refunded_order o CROSS JOIN moved m
