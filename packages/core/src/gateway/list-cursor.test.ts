@@ -71,6 +71,10 @@ describe('list cursor', () => {
 
   it('refuses a correctly tagged payload that is not a position of this scope', () => {
     expect(cursors.decode(key, scope, tagged('{"v":1,"m":"m1","f":"a","t":0,"i":""}'))).toEqual({ createdAtMs: 0, id: '' });
+    // Payloads are bounded (900 base64url characters): a longer one is refused even with a good tag.
+    const withId = (id: string) => tagged(`{"v":1,"m":"m1","f":"a","t":0,"i":"${id}"}`);
+    expect(cursors.decode(key, scope, withId('x'.repeat(600))).id).toHaveLength(600);
+    expect(refused(withId('x'.repeat(700)))).toBe(true);
     for (const payload of [
       'null',
       '1',

@@ -1,16 +1,13 @@
-import { base64Decode, base64UrlEncode } from '../crypto/base64';
-import { constantTimeEqual } from '../crypto/constant-time';
-import { hmacSha256 } from '../crypto/hash';
-import { utf8Decode, utf8Encode } from '../crypto/utf8';
 import { GatewayError } from '../errors/gateway';
+import { sealedCursor } from './sealed-cursor';
 
 /**
- * Keyset cursors of the gateway's newest-first lists (`GET /ref`, `GET /order`): opaque and tamper-proof,
- * `base64url(payload) "." base64url(tag)`. The payload is JSON `{ v: 1, <scope keys…>, t: createdAtMs,
- * i: id }`, the tag HMAC-SHA-256 under the gateway's cursor key (`GatewayKeys.cursor`) over
- * `domain NUL payload`. Each list has its own domain, so one list's cursor never decodes as another's
- * even under the same key, and its own scope (merchant plus the list's filters), so a cursor only
- * continues the very list it came from.
+ * Keyset cursors of the gateway's newest-first lists (`GET /ref`, `GET /order`): sealed cursors
+ * (`./sealed-cursor`: `base64url(payload) "." base64url(tag)`, HMAC-SHA-256 under the gateway's cursor
+ * key over `domain NUL payload`) whose payload is JSON `{ v: 1, <scope keys…>, t: createdAtMs, i: id }`.
+ * Each list has its own domain, so one list's cursor never decodes as another's even under the same key,
+ * and its own scope (merchant plus the list's filters), so a cursor only continues the very list it came
+ * from.
  *
  * @module
  */
@@ -47,8 +44,8 @@ export interface ListCursor<Scope extends Readonly<Record<keyof Scope, string>>>
   decode(key: Uint8Array, scope: Scope, cursor: string): ListCursorPosition;
 }
 
-// Unpadded base64url only, so each payload has exactly one spelling; 900 characters bound the payload.
-const cursorShape = /^[A-Za-z0-9_-]{1,900}\.[A-Za-z0-9_-]{43}$/;
+// Longest payload a list cursor opens (base64url characters): scopes and ids are short.
+const maxPayloadChars = 900;
 const reservedKeys = new Set(['v', 't', 'i']);
 
 /**
@@ -70,16 +67,9 @@ export function listCursor<Scope extends Readonly<Record<keyof Scope, string>>>(
   if (payloadKeys.some((payloadKey) => reservedKeys.has(payloadKey)) || new Set(payloadKeys).size !== payloadKeys.length) {
     throw new TypeError(`The scope keys of ${format.domain} must be distinct and not v, t or i.`);
   }
-  const domain = utf8Encode(`${format.domain}\u0000`);
+  const sealed = sealedCursor(format.domain, maxPayloadChars);
   const message = `The cursor is not valid for this list: pass nextCursor unchanged, with the same ${format.hint}.`;
   const invalidCursor = () => new GatewayError('invalid_request', message, { details: { field: 'cursor' } });
-
-  function tag(key: Uint8Array, payload: Uint8Array): Uint8Array {
-    const signed = new Uint8Array(domain.length + payload.length);
-    signed.set(domain, 0);
-    signed.set(payload, domain.length);
-    return hmacSha256(key, signed);
-  }
 
   return {
     encode(key, scope, position) {
@@ -87,22 +77,11 @@ export function listCursor<Scope extends Readonly<Record<keyof Scope, string>>>(
       for (const [field, payloadKey] of scopeEntries) fields[payloadKey] = scope[field];
       fields['t'] = position.createdAtMs;
       fields['i'] = position.id;
-      const payload = utf8Encode(JSON.stringify(fields));
-      return `${base64UrlEncode(payload)}.${base64UrlEncode(tag(key, payload))}`;
+      return sealed.seal(key, fields);
     },
 
     decode(key, scope, cursor) {
-      if (!cursorShape.test(cursor)) throw invalidCursor();
-      const [payloadText, tagText] = cursor.split('.') as [string, string];
-      let parsed: unknown;
-      try {
-        const payload = base64Decode(payloadText);
-        // The payload is parsed only after its tag verifies.
-        if (!constantTimeEqual(base64Decode(tagText), tag(key, payload))) throw invalidCursor();
-        parsed = JSON.parse(utf8Decode(payload));
-      } catch {
-        throw invalidCursor();
-      }
+      const parsed = sealed.open(key, cursor);
       if (typeof parsed !== 'object' || parsed === null) throw invalidCursor();
       const fields = parsed as Record<string, unknown>;
       const { v, t, i } = fields;

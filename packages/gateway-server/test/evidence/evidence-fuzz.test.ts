@@ -5,7 +5,8 @@
 import { ManualClock } from '@tollgate/core';
 import { seededRandom, type SeededRandom } from '@tollgate/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, type JsonResponse, type TestGateway } from '../helpers/gateway';
+import { expectWellFormed, sendRaw } from '../helpers/fuzz';
+import { call, type TestGateway } from '../helpers/gateway';
 import { startPaymentStack, type PaymentStack } from '../helpers/payments';
 import { payForReceipt, startEvidenceGateway, type PaidReceipt } from './helpers';
 
@@ -32,28 +33,7 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-/** Asserts no 5xx, and the error envelope for every refusal. */
-function expectWellFormed(response: JsonResponse<unknown>, label: string): void {
-  expect(response.status, `${label} → ${response.status} ${response.text.slice(0, 300)}`).toBeLessThan(500);
-  if (response.status >= 400) {
-    expect(response.headers.get('content-type'), label).toBe('application/json; charset=utf-8');
-    expect(response.body, label).toEqual({ x402Version: 2, error: { code: expect.any(String), message: expect.any(String), details: expect.any(Object) } });
-  }
-}
-
-/** Sends a raw request (fetch would refuse some of these URLs and bodies). */
-async function send(method: string, path: string, init: { body?: string; contentType?: string } = {}): Promise<JsonResponse<unknown>> {
-  const headers: Record<string, string> = init.contentType === undefined ? {} : { 'content-type': init.contentType };
-  const response = await fetch(`${gateway.url}${path}`, { method, headers, ...(init.body === undefined ? {} : { body: init.body }) });
-  const text = await response.text();
-  let body: unknown;
-  try {
-    body = text === '' ? undefined : JSON.parse(text);
-  } catch {
-    body = text;
-  }
-  return { status: response.status, headers: response.headers, body, text };
-}
+const send = (method: string, path: string, init: { body?: string; contentType?: string } = {}) => sendRaw(gateway.url, { method, path, ...init });
 
 function generators(random: SeededRandom) {
   const { pick, int } = random;

@@ -1,11 +1,11 @@
 // Races of POST /recover-settlement with /receive on one PostgreSQL behind two gateway instances: a
 // payment executed on chain by someone else, asked for by 20 recoveries and 20 submissions at once,
 // ends as one record with one answer, never a second settle or a second transfer.
-import { generatePrivateKey } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '@tollgate/core';
 import { testDatabaseEngines, testDatabaseUrlVariable } from '@tollgate/core/testing';
-import { call, createScratchDatabase, startTestGateway, type JsonResponse, type TestGateway } from '../helpers/gateway';
+import { call, startTestGateway, type JsonResponse, type TestGateway } from '../helpers/gateway';
+import { startInstances, type GatewayInstances } from '../helpers/instances';
 import { demoPayer, officialPaymentHeader, payableRef, startPaymentStack, transfersTo, type PaymentStack } from '../helpers/payments';
 import { answerBytes, executeAuthorization, recover } from '../helpers/recovery-app';
 import { relaxedEvidenceLimits } from './helpers';
@@ -16,21 +16,21 @@ describe.skipIf(postgres === undefined)(
   `recovery racing /receive across two instances on one PostgreSQL${postgres === undefined ? ` (skipped: ${testDatabaseUrlVariable} is not set)` : ''}`,
   () => {
     let stack: PaymentStack;
-    const gateways: TestGateway[] = [];
-    let dropDatabase: () => Promise<void> = async () => undefined;
+    let instances: GatewayInstances<TestGateway> | undefined;
+    let gateways: TestGateway[] = [];
 
     beforeAll(async () => {
       stack = await startPaymentStack();
-      const database = await createScratchDatabase(postgres!.connectionString as string, 'tollgate_gateway');
-      dropDatabase = database.drop;
-      const secret = crypto.getRandomValues(new Uint8Array(32));
-      const env = { ...stack.gatewayEnv, ...relaxedEvidenceLimits, GATEWAY_DATABASE_URL: database.url, GATEWAY_SIGNING_KEY: generatePrivateKey(), GATEWAY_PUBLIC_URL: 'https://pay.example.com' };
-      gateways.push(await startTestGateway(env, { secret, clock: new ManualClock(Date.now()) }));
-      gateways.push(await startTestGateway(env, { secret, clock: new ManualClock(Date.now()) }));
+      instances = await startInstances({
+        adminUrl: postgres!.connectionString as string,
+        databasePrefix: 'tollgate_gateway',
+        env: { ...stack.gatewayEnv, ...relaxedEvidenceLimits, GATEWAY_PUBLIC_URL: 'https://pay.example.com' },
+        start: (env, options) => startTestGateway(env, { ...options, clock: new ManualClock(Date.now()) }),
+      });
+      gateways = instances.gateways;
     });
     afterAll(async () => {
-      await Promise.all(gateways.map((gateway) => gateway.close()));
-      await dropDatabase();
+      await instances?.close();
       await stack?.stop();
     });
 

@@ -9,19 +9,13 @@ import { ManualClock } from '@tollgate/core';
 import { call, expectError, registerMerchant, type JsonResponse, type TestGateway, type TestMerchant } from '../helpers/gateway';
 import { payableRef, startPaymentStack, type PaymentStack } from '../helpers/payments';
 import { payForReceipt, startEvidenceGateway, type PaidReceipt } from './helpers';
+import type { VerificationField } from '../helpers/verification';
 
-interface Field {
-  field: string;
-  expected: unknown;
-  found: unknown;
-  match: boolean;
-  source: string;
-}
 interface Refusal {
   reason: string;
   receiptHash: string;
   signature: { valid: boolean; reason: string };
-  context: { valid: boolean; content: string; fields: Field[] };
+  context: { valid: boolean; content: string; fields: VerificationField[] };
 }
 
 const junkSignature = `0x${'00'.repeat(65)}`;

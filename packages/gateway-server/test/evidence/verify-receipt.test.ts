@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '@tollgate/core';
 import { call, expectError, type TestGateway } from '../helpers/gateway';
 import { startPaymentStack, type PaymentStack } from '../helpers/payments';
+import { mismatched, type VerificationField } from '../helpers/verification';
 import { mine, payForReceipt, startEvidenceGateway, type PaidReceipt } from './helpers';
 
 const signingKey = generatePrivateKey();
@@ -25,24 +26,16 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-interface Field {
-  field: string;
-  expected: unknown;
-  found: unknown;
-  match: boolean;
-  source: string;
-}
 interface Verification {
   verified: boolean;
   kind: string;
   receiptHash?: string;
   signature: { valid: boolean; signer: string | null; role: string | null; reason: string };
-  context: { valid: boolean; content: string; fields: Field[] };
-  chain: { status: string; confirmed: boolean; confirmations: number; minConfirmations: number; blockNumber: string | null; network: string; txHash: string; transfer: Record<string, unknown> | null; fields: Field[] };
+  context: { valid: boolean; content: string; fields: VerificationField[] };
+  chain: { status: string; confirmed: boolean; confirmations: number; minConfirmations: number; blockNumber: string | null; network: string; txHash: string; transfer: Record<string, unknown> | null; fields: VerificationField[] };
 }
 
 const verify = (body: Record<string, unknown>) => call<Verification>(gateway.url, 'POST', '/verify-receipt', { json: body });
-const mismatched = (fields: Field[]) => fields.filter((entry) => !entry.match).map((entry) => entry.field);
 
 describe('POST /verify-receipt with receipts of real payments', () => {
   it('verifies the Tollgate receipt: signature, context and chain reported separately', async () => {

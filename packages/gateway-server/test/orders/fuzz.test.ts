@@ -4,7 +4,8 @@
 // every refusal is the spec's JSON error envelope. A failure names its seed and case, so it replays.
 import { seededRandom, type SeededRandom } from '@tollgate/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, type JsonResponse, type TestMerchant } from '../helpers/gateway';
+import { expectWellFormed, sendRaw, type RawRequest } from '../helpers/fuzz';
+import { call, type TestMerchant } from '../helpers/gateway';
 import { fundedPayer, startPaymentStack, type PaymentStack } from '../helpers/payments';
 import { createRefund, createdOrder, localMerchant, paidOrder, startOrderGateway, type OrderBody, type OrderGateway, type PaidOrder, type RefundBody } from './helpers';
 
@@ -40,39 +41,7 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-interface FuzzCase {
-  readonly method: 'GET' | 'POST';
-  readonly path: string;
-  readonly body?: string;
-  readonly contentType?: string;
-  readonly apiKey?: string;
-}
-
-/** Sends a raw request (fetch would refuse some of these bodies as JSON helpers). */
-async function send(request: FuzzCase): Promise<JsonResponse<unknown>> {
-  const headers: Record<string, string> = {};
-  if (request.contentType !== undefined) headers['content-type'] = request.contentType;
-  if (request.apiKey !== undefined) headers['authorization'] = `Bearer ${request.apiKey}`;
-  const response = await fetch(`${gateway.url}${request.path}`, { method: request.method, headers, ...(request.body === undefined ? {} : { body: request.body }) });
-  const text = await response.text();
-  let body: unknown;
-  try {
-    body = text === '' ? undefined : JSON.parse(text);
-  } catch {
-    body = text;
-  }
-  return { status: response.status, headers: response.headers, body, text };
-}
-
-function expectWellFormed(response: JsonResponse<unknown>, label: string): void {
-  expect(response.status, `${label} → ${response.status} ${response.text.slice(0, 300)}`).toBeLessThan(500);
-  if (response.status >= 400) {
-    expect(response.headers.get('content-type'), label).toBe('application/json; charset=utf-8');
-    expect(response.body, label).toEqual({ x402Version: 2, error: { code: expect.any(String), message: expect.any(String), details: expect.any(Object) } });
-  } else {
-    expect(typeof response.body, label).toBe('object');
-  }
-}
+type FuzzCase = RawRequest & { readonly method: 'GET' | 'POST' };
 
 /**
  * Generates `casesPerRoute` cases from `seed`, sends them `inFlight` at a time, and checks every answer.
@@ -85,10 +54,12 @@ async function fuzz(seed: number, make: (g: ReturnType<typeof generators>, index
   const statuses = new Set<number>();
   for (let start = 0; start < cases.length; start += inFlight) {
     const batch = cases.slice(start, start + inFlight);
-    const responses = await Promise.all(batch.map(send));
+    const responses = await Promise.all(batch.map((request) => sendRaw(gateway.url, request)));
     responses.forEach((response, offset) => {
       const request = batch[offset] as FuzzCase;
-      expectWellFormed(response, `seed ${seed} case ${start + offset}: ${request.method} ${request.path.slice(0, 120)} ${request.body?.slice(0, 160) ?? ''}`);
+      const label = `seed ${seed} case ${start + offset}: ${request.method} ${request.path.slice(0, 120)} ${request.body?.slice(0, 160) ?? ''}`;
+      expectWellFormed(response, label);
+      if (response.status < 400) expect(typeof response.body, label).toBe('object');
       statuses.add(response.status);
     });
   }

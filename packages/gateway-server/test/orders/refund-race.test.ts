@@ -1,10 +1,10 @@
 // 20 concurrent refund intents against one paid order, across two gateway instances on one PostgreSQL
 // server: together they never reserve more than was paid. (PGlite has one connection, so requests
 // serialise there and prove nothing: this runs on the PostgreSQL server only.)
-import { generatePrivateKey } from 'viem/accounts';
 import { seededRandom, testDatabaseEngines, testDatabaseUrlVariable } from '@tollgate/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createScratchDatabase, expectError, type JsonResponse, type TestMerchant } from '../helpers/gateway';
+import { expectError, type JsonResponse, type TestMerchant } from '../helpers/gateway';
+import { startInstances, type GatewayInstances } from '../helpers/instances';
 import { fundedPayer, startPaymentStack, type PaymentStack } from '../helpers/payments';
 import { createRefund, getOrder, localMerchant, paidOrder, startOrderGateway, type OrderGateway, type RefundBody } from './helpers';
 
@@ -14,24 +14,22 @@ describe.skipIf(postgres === undefined)(
   `20 concurrent refund intents on PostgreSQL${postgres === undefined ? ` (skipped: ${testDatabaseUrlVariable} is not set; CI sets it)` : ''}`,
   () => {
     let stack: PaymentStack;
-    const gateways: OrderGateway[] = [];
+    let instances: GatewayInstances<OrderGateway> | undefined;
+    let gateways: OrderGateway[] = [];
     let merchant: TestMerchant;
-    let dropDatabase: () => Promise<void> = async () => undefined;
 
     beforeAll(async () => {
       stack = await startPaymentStack();
-      const database = await createScratchDatabase(postgres!.connectionString as string, 'tollgate_orders');
-      dropDatabase = database.drop;
-      // Instances behind one load balancer share the secret (API key hashes) and the signing key.
-      const secret = crypto.getRandomValues(new Uint8Array(32));
-      const env = { GATEWAY_DATABASE_URL: database.url, GATEWAY_SIGNING_KEY: generatePrivateKey() };
-      const first = await startOrderGateway(stack, env, { secret });
-      gateways.push(first, await startOrderGateway(stack, env, { secret }));
-      merchant = await localMerchant(first);
+      instances = await startInstances({
+        adminUrl: postgres!.connectionString as string,
+        databasePrefix: 'tollgate_orders',
+        start: (env, options) => startOrderGateway(stack, env, options),
+      });
+      gateways = instances.gateways;
+      merchant = await localMerchant(gateways[0]!);
     }, 120_000);
     afterAll(async () => {
-      await Promise.all(gateways.map((gateway) => gateway.close()));
-      await dropDatabase();
+      await instances?.close();
       await stack?.stop();
     });
 

@@ -2,72 +2,32 @@
 // by a funded payer with the official x402 client, refund intents created over HTTP, and refund payments
 // signed by the merchant's payTo account (with the official client, or directly with viem).
 import type { LocalAccount } from 'viem';
-import { ManualClock, type PaymentReceipt, type PaymentRequirements } from '@tollgate/core';
-import { call, registerMerchant, startTestGateway, type JsonResponse, type TestGateway, type TestGatewayOptions, type TestMerchant } from '../helpers/gateway';
-import { decodeHeader, encodePayment, fundedPayer, officialFetch, officialPaymentHeader, signPayment, tokenOf, type PaymentStack } from '../helpers/payments';
+import type { PaymentRequirements } from '@tollgate/core';
+import { call, type JsonResponse, type TestGateway, type TestGatewayOptions, type TestMerchant } from '../helpers/gateway';
+import { decodeHeader, encodePayment, fundedPayer, officialPaymentHeader, signPayment, tokenOf, type PaymentStack } from '../helpers/payments';
 import { relaxedEvidenceLimits } from '../evidence/helpers';
+import * as orders from '../orders/helpers';
+import { pathOf, type OrderBody, type RefundBody } from '../orders/helpers';
+
+// The order and refund shapes, and pathOf, are the order tests' (one definition of what the routes answer).
+export { pathOf, type OrderBody, type RefundBody };
 
 /** A gateway in order mode settling on `stack`, with relaxed limits and a clock at the real time (authorizations are signed against it). */
-export function startOrderGateway(stack: PaymentStack, env: Record<string, string> = {}, options: TestGatewayOptions = {}): Promise<TestGateway> {
-  return startTestGateway({ ...stack.gatewayEnv, ...relaxedEvidenceLimits, GATEWAY_ORDER_MODE: 'on', ...env }, { clock: new ManualClock(Date.now()), ...options });
-}
-
-/** An order as `GET /order/:orderId` answers it (the fields the tests read). */
-export interface OrderBody {
-  orderId: string;
-  status: string;
-  amount: string;
-  refId: string;
-  receiveUrl: string;
-  refunded: string;
-  refundReserved: string;
-  refundable: string;
-  payment: { paymentId: string; payer: string; txHash: string; receiptHash: string } | null;
-}
-
-/** A refund intent as the refund routes answer it. */
-export interface RefundBody {
-  refundId: string;
-  orderId: string;
-  status: string;
-  amount: string;
-  payer: string;
-  payTo: string;
-  refundOf: string;
-  refId: string;
-  receiveUrl: string;
-  payment: { paymentId: string; txHash: string; receiptHash: string } | null;
-  rejection: { reason: string | null; rejectedAt: number; receipt: Record<string, unknown>; signedReceipt: string } | null;
+export function startOrderGateway(stack: PaymentStack, env: Record<string, string> = {}, options: TestGatewayOptions = {}): Promise<orders.OrderGateway> {
+  return orders.startOrderGateway(stack, { ...relaxedEvidenceLimits, ...env }, options);
 }
 
 /** A paid order: its merchant, payer, the order as answered after payment, and the payment's receipt. */
-export interface PaidOrder {
+export interface PaidOrder extends orders.PaidOrder {
   readonly merchant: TestMerchant;
-  readonly payer: LocalAccount;
-  readonly order: OrderBody;
-  readonly receipt: PaymentReceipt;
-  readonly signedReceipt: string;
-}
-
-/** The path and query of an absolute URL, for `call(gateway.url, …)`. */
-export function pathOf(url: string): string {
-  const parsed = new URL(url);
-  return `${parsed.pathname}${parsed.search}`;
 }
 
 /** Creates an order for a merchant on `local` (a new one by default) and pays it with a freshly funded payer. */
 export async function paidOrder(gateway: TestGateway, stack: PaymentStack, options: { amount?: string; merchant?: TestMerchant } = {}): Promise<PaidOrder> {
-  const merchant = options.merchant ?? (await registerMerchant(gateway.url, { network: 'local' }));
+  const merchant = options.merchant ?? (await orders.localMerchant(gateway));
   const amount = options.amount ?? '10000';
-  const created = await call<OrderBody>(gateway.url, 'POST', '/order', { apiKey: merchant.apiKey, json: { payTo: merchant.payTo, network: 'local', amount } });
-  if (created.status !== 201) throw new Error(`POST /order answered ${created.status}: ${created.text}`);
-  const payer = await fundedPayer(stack, BigInt(amount));
-  const response = await officialFetch(stack, payer)(`${gateway.url}${pathOf(created.body.receiveUrl)}`);
-  const text = await response.text();
-  if (response.status !== 200) throw new Error(`order payment answered ${response.status}: ${text}`);
-  const extension = (JSON.parse(text) as { extensions: { 'offer-receipt': { receipt: PaymentReceipt; signedReceipt: string } } }).extensions['offer-receipt'];
-  const order = await getOrder(gateway, merchant, created.body.orderId);
-  return { merchant, payer, order, receipt: extension.receipt, signedReceipt: extension.signedReceipt };
+  const payer: LocalAccount = await fundedPayer(stack, BigInt(amount));
+  return { merchant, ...(await orders.paidOrder(gateway, stack, merchant, payer, { amount })) };
 }
 
 /** `GET /order/:orderId` as the merchant; fails unless 200. */

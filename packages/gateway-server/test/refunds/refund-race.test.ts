@@ -2,11 +2,10 @@
 // (distinct authorizations, all signed by the merchant's payTo) against one order's three refund intents.
 // Each intent's refund ref takes one payment, so exactly three settle, the chain holds exactly three
 // transfers back, and what the order refunded never exceeds what was paid.
-import { generatePrivateKey } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '@tollgate/core';
 import { testDatabaseEngines, testDatabaseUrlVariable } from '@tollgate/core/testing';
-import { call, createScratchDatabase, expectError, type JsonResponse, type TestGateway } from '../helpers/gateway';
+import { call, expectError, type JsonResponse, type TestGateway } from '../helpers/gateway';
+import { startInstances, type GatewayInstances } from '../helpers/instances';
 import { encodePayment, signPayment, startPaymentStack, tokenOf, transfersTo, type PaymentStack } from '../helpers/payments';
 import { createRefund, getOrder, getRefund, paidOrder, pathOf, refundRequirement, startOrderGateway, type RefundBody } from './helpers';
 
@@ -16,21 +15,21 @@ describe.skipIf(postgres === undefined)(
   `concurrent refund payments on one PostgreSQL${postgres === undefined ? ` (skipped: ${testDatabaseUrlVariable} is not set)` : ''}`,
   () => {
     let stack: PaymentStack;
-    const gateways: TestGateway[] = [];
-    let dropDatabase: () => Promise<void> = async () => undefined;
+    let instances: GatewayInstances<TestGateway> | undefined;
+    let gateways: TestGateway[] = [];
 
     beforeAll(async () => {
       stack = await startPaymentStack();
-      const database = await createScratchDatabase(postgres!.connectionString as string, 'tollgate_refunds');
-      dropDatabase = database.drop;
-      const secret = crypto.getRandomValues(new Uint8Array(32));
-      const env = { GATEWAY_DATABASE_URL: database.url, GATEWAY_SIGNING_KEY: generatePrivateKey(), GATEWAY_PUBLIC_URL: 'https://pay.example.com' };
-      gateways.push(await startOrderGateway(stack, env, { secret, clock: new ManualClock(Date.now()) }));
-      gateways.push(await startOrderGateway(stack, env, { secret, clock: new ManualClock(Date.now()) }));
+      instances = await startInstances({
+        adminUrl: postgres!.connectionString as string,
+        databasePrefix: 'tollgate_refunds',
+        env: { GATEWAY_PUBLIC_URL: 'https://pay.example.com' },
+        start: (env, options) => startOrderGateway(stack, env, options),
+      });
+      gateways = instances.gateways;
     });
     afterAll(async () => {
-      await Promise.all(gateways.map((gateway) => gateway.close()));
-      await dropDatabase();
+      await instances?.close();
       await stack?.stop();
     });
 

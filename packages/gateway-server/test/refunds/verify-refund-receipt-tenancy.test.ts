@@ -9,19 +9,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, expectError, registerMerchant, type JsonResponse, type TestGateway, type TestMerchant } from '../helpers/gateway';
 import { startPaymentStack, type PaymentStack } from '../helpers/payments';
 import { createRefund, paidOrder, payRefund, refundReceiptOf, startOrderGateway, type PaidOrder, type RefundBody } from './helpers';
+import type { VerificationField } from '../helpers/verification';
 
-interface Field {
-  field: string;
-  expected: unknown;
-  found: unknown;
-  match: boolean;
-  source: string;
-}
 interface Refusal {
   reason: string;
   receiptHash: string;
   signature: { valid: boolean; reason: string };
-  context: { valid: boolean; content: string; binding: string; fields: Field[] };
+  context: { valid: boolean; content: string; binding: string; fields: VerificationField[] };
 }
 
 const junkSignature = `0x${'00'.repeat(65)}`;

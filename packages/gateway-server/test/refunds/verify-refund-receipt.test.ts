@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signRefundReceipt, type AnyRefundReceipt } from '@tollgate/core';
 import { call, expectError, registerMerchant, type TestGateway } from '../helpers/gateway';
 import { startPaymentStack, type PaymentStack } from '../helpers/payments';
+import { mismatched, type VerificationField } from '../helpers/verification';
 import { createRefund, paidOrder, payRefund, refundReceiptOf, startOrderGateway, verifyRefund, type PaidOrder } from './helpers';
 
 const previousKey = generatePrivateKey();
@@ -19,20 +20,13 @@ let gateway: TestGateway;
 let paid: PaidOrder;
 let refunded: { receipt: Record<string, unknown> & { type: string; txHash: string; amount: string }; signedReceipt: string };
 
-interface Field {
-  field: string;
-  expected: unknown;
-  found: unknown;
-  match: boolean;
-  source: string;
-}
 interface Verification {
   verified: boolean;
   kind: string;
   receiptHash: string;
   refundOf: string;
   signature: { valid: boolean; signer: string | null; role: string | null; reason: string };
-  context: { valid: boolean; content: string; binding: string; fields: Field[] };
+  context: { valid: boolean; content: string; binding: string; fields: VerificationField[] };
   chain: { status: string; confirmed: boolean } | null;
 }
 
@@ -49,8 +43,6 @@ afterAll(async () => {
   await gateway?.close();
   await stack?.stop();
 });
-
-const mismatched = (fields: Field[]) => fields.filter((entry) => !entry.match).map((entry) => entry.field);
 
 describe('rejected-refund receipts', () => {
   it('verifies the signed rejection of an intent: signature and binding, no chain part', async () => {
@@ -77,7 +69,7 @@ describe('rejected-refund receipts', () => {
     // Bound to another payment's receipt: the binding fails, named field by field.
     const other = await paidOrder(gateway, stack, { amount: '700' });
     const wrong = await verifyRefund(gateway, { signedReceipt, receipt, originalReceipt: other.receipt, minConfirmations: 1 });
-    const details = expectError(wrong, 422, 'receipt_invalid') as { reason: string; context: { fields: Field[] } };
+    const details = expectError(wrong, 422, 'receipt_invalid') as { reason: string; context: { fields: VerificationField[] } };
     expect(details.reason).toBe('context');
     expect(mismatched(details.context.fields)).toEqual(expect.arrayContaining(['refundOf', 'originalPayer', 'originalPayTo']));
   });
@@ -109,7 +101,7 @@ describe('tampered refund receipts', () => {
     for (const [field, value] of Object.entries(changes)) {
       const receipt = { ...refunded.receipt, [field]: value };
       const response = await verifyRefund(gateway, { signedReceipt: refunded.signedReceipt, receipt, minConfirmations: 1 });
-      const details = expectError(response, 422, 'receipt_invalid') as { reason: string; signature: { valid: boolean; reason: string }; context: { content: string; fields: Field[] } };
+      const details = expectError(response, 422, 'receipt_invalid') as { reason: string; signature: { valid: boolean; reason: string }; context: { content: string; fields: VerificationField[] } };
       expect(details.reason, field).toBe('signature');
       expect(details.signature.valid, field).toBe(false);
       // Fields that identify the stored payment (paymentId, from, nonce) find it; then it decides.
@@ -153,12 +145,12 @@ describe('tampered refund receipts', () => {
 
   it('refuses a refund bound to another original receipt, and one claiming more than the original', async () => {
     const other = await paidOrder(gateway, stack, { amount: '5000' });
-    const details = expectError(await verifyRefund(gateway, { ...refunded, originalReceipt: other.receipt, minConfirmations: 1 }), 422, 'receipt_invalid') as { context: { fields: Field[] } };
+    const details = expectError(await verifyRefund(gateway, { ...refunded, originalReceipt: other.receipt, minConfirmations: 1 }), 422, 'receipt_invalid') as { context: { fields: VerificationField[] } };
     expect(mismatched(details.context.fields)).toEqual(['refundOf', 'from', 'to']);
     // A refund receipt signed (by this gateway's key) for more than its original is refused on its amount.
     const inflated = { ...refunded.receipt, amount: '10001' } as unknown as AnyRefundReceipt;
     const signed = await signRefundReceipt(inflated, privateKeyToAccount(signingKey));
-    const over = expectError(await verifyRefund(gateway, { signedReceipt: signed, receipt: inflated, originalReceipt: paid.receipt, minConfirmations: 1 }), 422, 'receipt_invalid') as { context: { fields: Field[] } };
+    const over = expectError(await verifyRefund(gateway, { signedReceipt: signed, receipt: inflated, originalReceipt: paid.receipt, minConfirmations: 1 }), 422, 'receipt_invalid') as { context: { fields: VerificationField[] } };
     expect(mismatched(over.context.fields)).toEqual(['amount']);
   });
 });

@@ -1,8 +1,7 @@
-import { base64Decode, base64UrlEncode } from '../../crypto/base64';
-import { constantTimeEqual } from '../../crypto/constant-time';
 import { hmacSha256 } from '../../crypto/hash';
-import { utf8Decode, utf8Encode } from '../../crypto/utf8';
+import { utf8Encode } from '../../crypto/utf8';
 import { GatewayError } from '../../errors/gateway';
+import { sealedCursor } from '../sealed-cursor';
 
 /**
  * Where a transfer-history walk stands: the query it answers (network, filters, the block range fixed
@@ -26,9 +25,8 @@ export interface HistoryCursorState {
   readonly limit: number;
 }
 
-const cursorDomain = utf8Encode('tollgate/tx-history-cursor/v1\u0000');
+const historyCursors = sealedCursor('tollgate/tx-history-cursor/v1', 1200);
 const keyLabel = utf8Encode('tollgate/gateway/tx-history-cursor/v1');
-const cursorShape = /^[A-Za-z0-9_-]{1,1200}\.[A-Za-z0-9_-]{43}$/;
 const addressOrNull = (value: unknown) => value === null || (typeof value === 'string' && /^0x[0-9a-fA-F]{40}$/.test(value));
 const blockNumber = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 
@@ -46,13 +44,6 @@ const blockNumber = (value: unknown): value is number => typeof value === 'numbe
  */
 export function historyCursorKey(cursorKey: Uint8Array): Uint8Array {
   return hmacSha256(cursorKey, keyLabel);
-}
-
-function tag(key: Uint8Array, payload: Uint8Array): Uint8Array {
-  const message = new Uint8Array(cursorDomain.length + payload.length);
-  message.set(cursorDomain, 0);
-  message.set(payload, cursorDomain.length);
-  return hmacSha256(key, message);
 }
 
 /**
@@ -83,10 +74,7 @@ export function invalidHistoryCursor(): GatewayError {
  * ```
  */
 export function encodeHistoryCursor(key: Uint8Array, state: HistoryCursorState): string {
-  const payload = utf8Encode(
-    JSON.stringify({ v: 1, n: state.network, p: state.payTo, f: state.from, lo: state.fromBlock, hi: state.toBlock, b: state.block, i: state.beforeLogIndex, l: state.limit }),
-  );
-  return `${base64UrlEncode(payload)}.${base64UrlEncode(tag(key, payload))}`;
+  return historyCursors.seal(key, { v: 1, n: state.network, p: state.payTo, f: state.from, lo: state.fromBlock, hi: state.toBlock, b: state.block, i: state.beforeLogIndex, l: state.limit });
 }
 
 /**
@@ -104,17 +92,7 @@ export function encodeHistoryCursor(key: Uint8Array, state: HistoryCursorState):
  * ```
  */
 export function decodeHistoryCursor(key: Uint8Array, cursor: string): HistoryCursorState {
-  // Unpadded base64url only, so each payload has exactly one spelling.
-  if (!cursorShape.test(cursor)) throw invalidHistoryCursor();
-  const [payloadText, tagText] = cursor.split('.') as [string, string];
-  let fields: Record<string, unknown>;
-  try {
-    const payload = base64Decode(payloadText);
-    if (!constantTimeEqual(base64Decode(tagText), tag(key, payload))) throw invalidHistoryCursor();
-    fields = JSON.parse(utf8Decode(payload)) as Record<string, unknown>;
-  } catch {
-    throw invalidHistoryCursor();
-  }
+  const fields = historyCursors.open(key, cursor) as Record<string, unknown> | null | undefined;
   const { v, n, p, f, lo, hi, b, i, l } = fields ?? {};
   if (v !== 1 || typeof n !== 'string' || !addressOrNull(p) || !addressOrNull(f) || !blockNumber(lo) || !blockNumber(hi) || !blockNumber(b)) throw invalidHistoryCursor();
   if (!(i === null || blockNumber(i)) || !blockNumber(l) || l < 1 || b < lo || b > hi) throw invalidHistoryCursor();

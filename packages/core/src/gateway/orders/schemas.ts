@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { utf8TextSchema } from '../schema-fields';
-import { createRefRequestSchema, listPageQueryEntries, refListLimits } from '../refs/schemas';
+import { createRefRequestSchema, lifetimeSecondsSchema, listPageQueryEntries, refListLimits } from '../refs/schemas';
 
 /** Lifetime of a refund intent created without `expiresInSecs`: 7 days. */
 export const defaultRefundLifetimeSeconds = 7 * 24 * 60 * 60;
@@ -146,14 +146,7 @@ const reasonSchema = utf8TextSchema(maxRefundReasonBytes, { multiline: true });
 export const createRefundRequestSchema = v.strictObject({
   amount: refFields.amount.wrapped,
   reason: v.optional(reasonSchema),
-  expiresInSecs: v.optional(
-    v.pipe(
-      v.number('a positive integer number of seconds'),
-      v.safeInteger('a positive safe integer'),
-      v.minValue(1, 'a positive integer number of seconds'),
-      v.maxValue(maxRefundLifetimeSeconds, `at most ${maxRefundLifetimeSeconds} seconds (30 days)`),
-    ),
-  ),
+  expiresInSecs: v.optional(lifetimeSecondsSchema(maxRefundLifetimeSeconds)),
 });
 
 /** Validated body of `POST /order/:orderId/refund`. */

@@ -16,6 +16,25 @@ export const invoiceIdPattern = /^[A-Za-z0-9._:-]{1,64}$/;
 export const refListLimits = { default: 50, max: 100 } as const;
 
 /**
+ * An `expiresInSecs` field: a positive safe integer of seconds, at most `maxSeconds` (a whole number of days).
+ *
+ * @param maxSeconds - The longest lifetime.
+ * @returns The schema.
+ * @example
+ * ```ts
+ * const expiresInSecs = v.optional(lifetimeSecondsSchema(30 * 24 * 60 * 60)); // "at most 2592000 seconds (30 days)"
+ * ```
+ */
+export function lifetimeSecondsSchema(maxSeconds: number) {
+  return v.pipe(
+    v.number('a positive integer number of seconds'),
+    v.safeInteger('a positive safe integer'),
+    v.minValue(1, 'a positive integer number of seconds'),
+    v.maxValue(maxSeconds, `at most ${maxSeconds} seconds (${maxSeconds / 86_400} days)`),
+  );
+}
+
+/**
  * Body of `POST /ref` (the spec's "ref creation options"). Unknown fields are refused: a misspelt
  * `amount` must not silently create an open ref.
  *
@@ -43,14 +62,7 @@ export const createRefRequestSchema = v.pipe(
     invoiceId: v.optional(v.pipe(v.string('an invoice id'), v.regex(invoiceIdPattern, 'an invoice id: 1-64 characters of A-Z a-z 0-9 . _ : -'))),
     label: v.optional(utf8TextSchema(maxRefLabelBytes)),
     description: v.optional(utf8TextSchema(maxRefDescriptionBytes, { multiline: true })),
-    expiresInSecs: v.optional(
-      v.pipe(
-        v.number('a positive integer number of seconds'),
-        v.safeInteger('a positive safe integer'),
-        v.minValue(1, 'a positive integer number of seconds'),
-        v.maxValue(maxRefLifetimeSeconds, `at most ${maxRefLifetimeSeconds} seconds (365 days)`),
-      ),
-    ),
+    expiresInSecs: v.optional(lifetimeSecondsSchema(maxRefLifetimeSeconds)),
     notifyUrl: v.optional(publicHttpsUrlSchema),
   }),
   v.forward(
