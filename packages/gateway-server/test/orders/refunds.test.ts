@@ -213,6 +213,10 @@ describe('expired refund intents', () => {
     gateway.clock.advance(61_000);
     try {
       expect((await getRefund(order.order.orderId, refund.refundId)).body.status).toBe('expired');
+      // Reads leave the expired reservation out before any write releases it.
+      expect((await getOrder(gateway, merchant, order.order.orderId)).body).toMatchObject({ refundReserved: '0', refundable: '900' });
+      const listed = await call<{ items: { orderId: string; refundReserved: string }[] }>(gateway.url, 'GET', '/order?status=paid&limit=100', { apiKey: merchant.apiKey });
+      expect(listed.body.items.find((item) => item.orderId === order.order.orderId)?.refundReserved).toBe('0');
       expect(expectError(await reject(order.order.orderId, refund.refundId), 409, 'conflict')).toMatchObject({ reason: 'not_open', status: 'expired' });
       expectError(await call(gateway.url, 'GET', pathOf(refund.receiveUrl)), 410, 'ref_expired');
       // The next intent finds the expired reservation released.

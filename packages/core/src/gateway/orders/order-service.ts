@@ -103,7 +103,7 @@ export function createOrderService(deps: OrderServiceDeps): OrderService {
 
     async getOrder(caller, orderId) {
       if (!isOrderId(orderId)) throw orderNotFound();
-      const order = await orders.getOrder({ merchantId: caller.merchantId, orderId });
+      const order = await orders.getOrder({ merchantId: caller.merchantId, orderId, now: now() });
       if (order === undefined) throw orderNotFound();
       return view(order);
     },

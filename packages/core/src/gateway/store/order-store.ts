@@ -99,9 +99,13 @@ export interface OrderStore {
    * order takes the ref's payTo, network, asset, amount, invoice id, label, notify URL and expiry.
    */
   createOrder(order: NewOrder): Promise<CreateOrderOutcome>;
-  /** The merchant's order. */
-  getOrder(params: { merchantId: string; orderId: string }): Promise<OrderRecord | undefined>;
-  /** A page of the merchant's orders. */
+  /**
+   * The merchant's order. With `now`, `refundReserved` leaves out what open intents past their expiry
+   * with no claimed payment still hold (they are released, and stored so, by the next write on the
+   * order); without it, the stored value.
+   */
+  getOrder(params: { merchantId: string; orderId: string; now?: Date }): Promise<OrderRecord | undefined>;
+  /** A page of the merchant's orders (`refundReserved` as {@link OrderStore.getOrder} reads it at `now`). */
   listOrders(query: ListOrdersQuery): Promise<OrderRecord[]>;
   /** Cancels an unpaid, unexpired order whose ref has no claimed payment, and revokes its ref. */
   cancelOrder(params: { merchantId: string; orderId: string; now: Date }): Promise<CancelOrderOutcome>;

@@ -7,6 +7,21 @@ import type { OrderRecord, RefundRecord, RefundStatus, StoredOrderStatus } from 
 export const orderColumns = `id, merchant_id, ref_id, pay_to, network, asset, amount, invoice_id, label, description, metadata, notify_url, status,
   payment_id, payer, tx_hash, receipt_hash, refund_reserved, refunded, created_at, expires_at, paid_at, cancelled_at, updated_at`;
 
+/**
+ * {@link orderColumns} of `gateway_orders o` as read at `nowParam`: `refund_reserved` leaves out what
+ * open intents past their expiry with no claimed payment hold (they are released, and stored so, by the
+ * next write on the order), so a read never shows a reservation that no longer binds anything.
+ */
+export function orderColumnsAt(nowParam: string): string {
+  const expiredHeld = `COALESCE((SELECT sum(f.amount) FROM gateway_refunds f WHERE f.order_id = o.id AND f.status = 'open'
+    AND f.expires_at <= ${nowParam}::timestamptz AND NOT ${claimedPaymentSql('f.ref_id')}), 0)`;
+  return orderColumns
+    .split(',')
+    .map((column) => column.trim())
+    .map((column) => (column === 'refund_reserved' ? `o.refund_reserved - ${expiredHeld} AS refund_reserved` : `o.${column}`))
+    .join(', ');
+}
+
 /** A column list (such as {@link refundColumns}), each column prefixed with `alias.`. */
 export function qualifiedColumns(columns: string, alias: string): string {
   return columns

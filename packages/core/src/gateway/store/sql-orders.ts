@@ -1,7 +1,7 @@
 import type { SqlClient, SqlParam } from '../../storage/sql-client';
 import type { NewOrder, OrderRecord } from './order-records';
 import type { CancelOrderOutcome, CreateOrderOutcome, ListOrdersQuery } from './order-store';
-import { claimedPaymentSql, orderColumns, toOrder, type OrderRow } from './sql-order-rows';
+import { claimedPaymentSql, orderColumns, orderColumnsAt, toOrder, type OrderRow } from './sql-order-rows';
 import { checkPayToInTx, insertRefInTx } from './sql-refs';
 
 // The order half of the OrderStore in SQL. Locking order, shared by every writer of order state so
@@ -71,8 +71,15 @@ export function createOrderInSql(sql: SqlClient, order: NewOrder): Promise<Creat
 }
 
 /** `OrderStore.getOrder` in SQL. */
-export async function getOrderInSql(sql: SqlClient, params: { merchantId: string; orderId: string }): Promise<OrderRecord | undefined> {
-  const { rows } = await sql.query<OrderRow>(`SELECT ${orderColumns} FROM gateway_orders WHERE id = $1 AND merchant_id = $2`, [params.orderId, params.merchantId]);
+export async function getOrderInSql(sql: SqlClient, params: { merchantId: string; orderId: string; now?: Date }): Promise<OrderRecord | undefined> {
+  const { rows } =
+    params.now === undefined
+      ? await sql.query<OrderRow>(`SELECT ${orderColumns} FROM gateway_orders WHERE id = $1 AND merchant_id = $2`, [params.orderId, params.merchantId])
+      : await sql.query<OrderRow>(`SELECT ${orderColumnsAt('$3')} FROM gateway_orders o WHERE o.id = $1 AND o.merchant_id = $2`, [
+          params.orderId,
+          params.merchantId,
+          params.now,
+        ]);
   return rows[0] === undefined ? undefined : toOrder(rows[0]);
 }
 
@@ -81,22 +88,19 @@ export async function getOrderInSql(sql: SqlClient, params: { merchantId: string
  * `unpaid` split the stored `unpaid` status at `now`.
  */
 export async function listOrdersInSql(sql: SqlClient, query: ListOrdersQuery): Promise<OrderRecord[]> {
-  const params: SqlParam[] = [query.merchantId, query.limit];
+  const params: SqlParam[] = [query.merchantId, query.limit, query.now];
   const where = ['merchant_id = $1'];
   if (query.status !== undefined) {
     params.push(query.status === 'expired' ? 'unpaid' : query.status);
     where.push(`status = $${params.length}`);
-    if (query.status === 'expired' || query.status === 'unpaid') {
-      params.push(query.now);
-      where.push(`expires_at ${query.status === 'expired' ? '<=' : '>'} $${params.length}::timestamptz`);
-    }
+    if (query.status === 'expired' || query.status === 'unpaid') where.push(`expires_at ${query.status === 'expired' ? '<=' : '>'} $3::timestamptz`);
   }
   if (query.before !== undefined) {
     params.push(query.before.createdAt, query.before.orderId);
     where.push(`(created_at, id) < ($${params.length - 1}::timestamptz, $${params.length}::text)`);
   }
   const { rows } = await sql.query<OrderRow>(
-    `SELECT ${orderColumns} FROM gateway_orders WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT $2`,
+    `SELECT ${orderColumnsAt('$3')} FROM gateway_orders o WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT $2`,
     params,
   );
   return rows.map(toOrder);
