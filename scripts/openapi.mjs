@@ -6,10 +6,10 @@
 // when the file is stale.
 //   npm run openapi              rewrite the file
 //   npm run openapi -- --check   exit 1 when the file differs from the sources
-import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { devBuild } from './dev-build.mjs';
+import { writeOrCheck } from './generated-file.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const target = join(root, 'docs/openapi/gateway.json');
@@ -18,19 +18,4 @@ const bundle = await devBuild('packages/core/src/gateway/openapi/gateway-operati
 const { gatewayOpenApiDocument, serializeOpenApiDocument } = await import(pathToFileURL(bundle).href);
 const text = serializeOpenApiDocument(gatewayOpenApiDocument());
 
-if (process.argv.includes('--check')) {
-  let current = '';
-  try {
-    current = readFileSync(target, 'utf8');
-  } catch {
-    // a missing file differs
-  }
-  if (current !== text) {
-    process.stderr.write('docs/openapi/gateway.json is out of date: run npm run openapi and review the diff.\n');
-    process.exit(1);
-  }
-  process.stdout.write('docs/openapi/gateway.json is up to date.\n');
-} else {
-  writeFileSync(target, text);
-  process.stdout.write(`wrote ${target} (${text.length} bytes)\n`);
-}
+writeOrCheck(target, text, { name: 'docs/openapi/gateway.json', regenerate: 'npm run openapi' });
