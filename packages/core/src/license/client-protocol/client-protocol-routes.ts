@@ -34,6 +34,25 @@ function answer(result: ClientAnswer): HttpResponse {
   return cbor(result.body, result.status);
 }
 
+/** An activation route: online (`/v1/activate`) and offline (`/v1/offline/request`) differ only in their request kind. */
+function activationRoute(
+  context: ReturnType<typeof clientProtocolContext>,
+  path: string,
+  kind: 'activation-request' | 'offline-request',
+  routeName: 'activate' | 'offline',
+): Route {
+  return route({
+    method: 'POST',
+    path,
+    body: clientProtocolBody,
+    handler: async (request) => {
+      const idempotencyKey = readClientIdempotencyKey(request.headers);
+      const clientRequest = decodeClientRequest(kind, request.body);
+      return answer(await activateDevice(context, { route: routeName, clientRequest, idempotencyKey, remoteAddress: request.remoteAddress }));
+    },
+  });
+}
+
 /**
  * The device routes of the license client protocol (docs/protocol.md §14): `POST /v1/activate`,
  * `/v1/validate`, `/v1/heartbeat`, `/v1/deactivate` and `/v1/offline/request`. CBOR in and out; errors
@@ -53,26 +72,8 @@ function answer(result: ClientAnswer): HttpResponse {
 export function clientProtocolRoutes(deps: ClientProtocolDeps): Route[] {
   const context = clientProtocolContext(deps);
   return watchedRoutes(context, [
-    route({
-      method: 'POST',
-      path: '/v1/activate',
-      body: clientProtocolBody,
-      handler: async (request) => {
-        const idempotencyKey = readClientIdempotencyKey(request.headers);
-        const clientRequest = decodeClientRequest('activation-request', request.body);
-        return answer(await activateDevice(context, { route: 'activate', clientRequest, idempotencyKey, remoteAddress: request.remoteAddress }));
-      },
-    }),
-    route({
-      method: 'POST',
-      path: '/v1/offline/request',
-      body: clientProtocolBody,
-      handler: async (request) => {
-        const idempotencyKey = readClientIdempotencyKey(request.headers);
-        const clientRequest = decodeClientRequest('offline-request', request.body);
-        return answer(await activateDevice(context, { route: 'offline', clientRequest, idempotencyKey, remoteAddress: request.remoteAddress }));
-      },
-    }),
+    activationRoute(context, '/v1/activate', 'activation-request', 'activate'),
+    activationRoute(context, '/v1/offline/request', 'offline-request', 'offline'),
     route({
       method: 'POST',
       path: '/v1/validate',
