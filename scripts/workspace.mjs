@@ -37,7 +37,7 @@ export const packages = [
     dir: 'packages/client-sdk',
     name: '@tollgate/client-sdk',
     platform: 'neutral',
-    entries: { '.': 'src/index.ts' },
+    entries: { '.': 'src/index.ts', './node': 'src/node/index.ts' },
   },
   {
     dir: 'packages/admin-client',

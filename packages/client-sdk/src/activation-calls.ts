@@ -103,7 +103,22 @@ export interface OfflineActivation {
   readonly idempotencyKey: string;
 }
 
-function activationRequest(options: DeviceCallOptions, input: ActivateInput, nonce: Uint8Array): UnsignedDeviceRequest<'activation-request'> {
+/**
+ * The unsigned ActivationRequest {@link activate} sends (also the layout of an offline request): sign it
+ * with `signDeviceRequest` to relay it without posting it here (an offline relay, a test).
+ *
+ * @param options - Only the clock is read (`client_time`).
+ * @param input - Product, credential, device key, KEM key, fingerprint, client info, attributes.
+ * @param nonce - A fresh 32-byte nonce.
+ * @returns The request, without its proof.
+ * @example
+ * ```ts
+ * import { buildActivationRequest } from '@tollgate/client-sdk';
+ * import { randomBytes, signDeviceRequest } from '@tollgate/core';
+ * const body = await signDeviceRequest('offline-request', buildActivationRequest({}, input, randomBytes(32)), input.deviceKey);
+ * ```
+ */
+export function buildActivationRequest(options: Pick<DeviceCallOptions, 'clock'>, input: ActivateInput, nonce: Uint8Array): UnsignedDeviceRequest<'activation-request'> {
   const { licenseKey, accountToken } = input.credential;
   return {
     protoVersion: 1,
@@ -154,7 +169,7 @@ async function verifiedCredential(options: DeviceCallOptions, input: ActivateInp
 export async function activate(options: DeviceCallOptions, input: ActivateInput): Promise<Activation> {
   const idempotencyKey = idempotencyKeyOf(input.idempotencyKey);
   const nonce = freshNonce();
-  const body = await signDeviceRequest('activation-request', activationRequest(options, input, nonce), input.deviceKey);
+  const body = await signDeviceRequest('activation-request', buildActivationRequest(options, input, nonce), input.deviceKey);
   const { bytes } = await postLicenseMessage(options, '/v1/activate', body, 200, idempotentPost(options, idempotencyKey));
   return { credential: await verifiedCredential(options, input, bytes, nonce), envelope: bytes, idempotencyKey };
 }
@@ -179,7 +194,7 @@ export async function activate(options: DeviceCallOptions, input: ActivateInput)
 export async function requestOffline(options: DeviceCallOptions, input: OfflineRequestInput): Promise<OfflineActivation> {
   const idempotencyKey = idempotencyKeyOf(input.idempotencyKey);
   const nonce = freshNonce();
-  const body = await signDeviceRequest('offline-request', activationRequest(options, input, nonce), input.deviceKey);
+  const body = await signDeviceRequest('offline-request', buildActivationRequest(options, input, nonce), input.deviceKey);
   const { bytes } = await postLicenseMessage(options, '/v1/offline/request', body, 200, idempotentPost(options, idempotencyKey));
   const { payload: answer } = await options.verifier.verify(bytes, 'offline-response', { productId: input.productId });
   expectNonceEcho('offline answer', answer.nonceEcho, nonce);

@@ -105,7 +105,7 @@ export function freshNonce(): Uint8Array {
 }
 
 /** `client_time` of a request: this device's clock, which the server never trusts. @internal */
-export function clientTime(options: DeviceCallOptions): number {
+export function clientTime(options: Pick<DeviceCallOptions, 'clock'>): number {
   return unixSeconds(options.clock ?? systemClock);
 }
 

@@ -24,6 +24,7 @@ export { type DeviceCallOptions, type DeviceSeat, type DeviceSession } from './d
 export {
   activate,
   requestOffline,
+  buildActivationRequest,
   type ActivateInput,
   type ActivationCredentialInput,
   type Activation,
@@ -50,3 +51,13 @@ export type {
   TelemetryBlock,
   Signer,
 } from '@tollgate/core';
+export * from './asset-keys';
+export * from './manifest-signature';
+export { createLicenseClient } from './life-cycle/license-client';
+export type { LicenseClient, LicenseClientOptions } from './life-cycle/license-client-types';
+export { type LicenseState, usableStates, classifyFailure, standingAt, retryDelayMs, refreshDelayMs, type FailureKind, type Standing } from './life-cycle/license-state';
+export { type StateChange, type LicenseClientEventMap, type LicenseClientEvents } from './life-cycle/client-events';
+export { createMemoryStorage, type LicenseStorage } from './life-cycle/storage';
+export { platformScheduler, type Scheduler } from './life-cycle/scheduler';
+export { encodeStoredLicense, decodeStoredLicense, type StoredLicense } from './life-cycle/stored-license';
+export { buildOfflineRequest, relayOfflineRequest, verifyOfflineAnswer, type OfflineRequestPackage, type OfflineAnswerCheck, type VerifiedOfflineAnswer } from './offline-relay';

@@ -114,4 +114,24 @@ describe('createKeysetFetcher', () => {
     expect(maxAgeSeconds('no-cache, max-age=60')).toBe(0);
     expect(maxAgeSeconds(null)).toBe(0);
   });
+
+  it('hands every verified keyset body to onKeyset, and starts from an initial body that is served but stale', async () => {
+    const { server, clock } = await setup();
+    const stored: Uint8Array[] = [];
+    const fetcher = createKeysetFetcher({ baseUrl: 'https://license.test', pinnedRoots: pins, fetch: server.fetch, clock, onKeyset: (bytes) => stored.push(bytes) });
+    const fetched = await fetcher.get();
+    expect(stored).toHaveLength(1);
+    const restarted = createKeysetFetcher({ baseUrl: 'https://license.test', pinnedRoots: pins, fetch: server.fetch, clock, initial: stored[0] as Uint8Array });
+    expect([...(restarted.current()?.epochs.keys() ?? [])]).toEqual([...fetched.epochs.keys()]);
+    expect(restarted.freshUntil()).toBe(0);
+    expect(server.seen).toHaveLength(1);
+    await restarted.get();
+    expect(server.seen).toHaveLength(2);
+  });
+
+  it('refuses an initial body that does not verify against the pins', async () => {
+    const { server, clock } = await setup();
+    const bytes = encodeKeyset({ protoVersion: 1, certificates: server.certificates as Uint8Array[], revocationEpoch: 0 });
+    expect(() => createKeysetFetcher({ baseUrl: 'https://license.test', pinnedRoots: [vectorRoots.unpinned.publicKey], clock, initial: bytes })).toThrow(ArtifactError);
+  });
 });

@@ -1,4 +1,4 @@
-import { systemClock, unixSeconds, type Clock, type VerifiedKeyset } from '@tollgate/core';
+import { systemClock, unixSeconds, type Clock, type SignatureVerifier, type VerifiedKeyset } from '@tollgate/core';
 import { getLicenseResource, maxAgeSeconds, type FetchFunction } from './http';
 import { verifyKeyset, type PinnedRoot } from './verify';
 
@@ -12,6 +12,16 @@ export interface KeysetFetcherOptions {
   fetch?: FetchFunction;
   /** The system clock by default. */
   clock?: Clock;
+  /**
+   * A keyset body the app stored from an earlier run (see `onKeyset`): verified against the pins at
+   * creation (a bad one throws like `get()` would) and served by `current()` at once, but stale
+   * (`freshUntil()` is 0), so the next `get()` fetches.
+   */
+  initial?: Uint8Array;
+  /** Called with the raw body each time a fetched keyset verified, so the app can persist those exact bytes. */
+  onKeyset?: (bytes: Uint8Array, keyset: VerifiedKeyset) => void;
+  /** The Ed25519 check (noble by default; `nodeEd25519Verifier` from `@tollgate/client-sdk/node` on Node). */
+  verify?: SignatureVerifier;
 }
 
 /** Fetches and caches the verified keyset. */
@@ -35,7 +45,8 @@ export interface KeysetFetcher {
 /**
  * An HTTP keyset fetcher that honours the server's `Cache-Control: max-age` (300 s on `/v1/keys`): no
  * request while the cached keyset is fresh, one shared request when it is stale. Works in Node and
- * browsers; inject `fetch` and `clock` in tests.
+ * browsers; inject `fetch` and `clock` in tests. An app that verifies offline after a restart stores the
+ * bytes `onKeyset` hands it and passes them back as `initial`.
  *
  * @param options - Server, pins, fetch, clock.
  * @returns The fetcher.
@@ -53,7 +64,8 @@ export function createKeysetFetcher(options: KeysetFetcherOptions): KeysetFetche
   const clock = options.clock ?? systemClock;
   const fetchFunction = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const url = `${options.baseUrl.replace(/\/+$/, '')}/v1/keys`;
-  let cached: VerifiedKeyset | undefined;
+  const verifyOption = options.verify === undefined ? {} : { verify: options.verify };
+  let cached: VerifiedKeyset | undefined = options.initial === undefined ? undefined : verifyKeyset(options.initial, options.pinnedRoots, unixSeconds(clock), verifyOption);
   let expiresAt = 0;
   let inFlight: Promise<VerifiedKeyset> | undefined;
 
@@ -61,9 +73,10 @@ export function createKeysetFetcher(options: KeysetFetcherOptions): KeysetFetche
     const response = await getLicenseResource(fetchFunction, url, [200]);
     const bytes = new Uint8Array(await response.arrayBuffer());
     const now = unixSeconds(clock);
-    const keyset = verifyKeyset(bytes, options.pinnedRoots, now);
+    const keyset = verifyKeyset(bytes, options.pinnedRoots, now, verifyOption);
     cached = keyset;
     expiresAt = now + maxAgeSeconds(response.headers.get('cache-control'));
+    options.onKeyset?.(bytes, keyset);
     return keyset;
   };
 

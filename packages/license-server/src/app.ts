@@ -2,6 +2,7 @@ import type { IncomingMessage, RequestListener } from 'node:http';
 import { adminPathPrefix, cors, defineRoutes, isTollgateError, renderLicenseClientError, type Route, type RouteTable } from '@tollgate/core';
 import { logRequests, toExpress, type LogSink } from '@tollgate/core/node';
 import express, { type Express, type Request } from 'express';
+import type { MountedTable } from './modules/license-module';
 import { noStoreByDefault, requireLicenseProtocol } from './routes/client-protocol';
 
 /** Route tables of the license server, one per wire stack. */
@@ -13,6 +14,11 @@ export interface LicenseRouteTables {
    * none of them inherits the client protocol's CORS or CBOR errors.
    */
   admin?: RouteTable;
+  /**
+   * Tables served outside `/v1/` under their own prefix (billing webhooks, metrics), each with its own
+   * error envelope: a path under a prefix never reaches the client table.
+   */
+  mounted?: readonly MountedTable[];
 }
 
 /** Options of {@link createLicenseApp}. */
@@ -42,11 +48,12 @@ export interface LicenseAppOptions {
  * ```
  */
 export function createLicenseApp(tables: LicenseRouteTables, logger: LogSink, options: LicenseAppOptions = {}): Express {
-  return expressAppFor(clientTable(tables.client, logger), tables.admin, logger, options.trustProxy ?? 0);
+  return expressAppFor(clientTable(tables.client, logger), tables, logger, options.trustProxy ?? 0);
 }
 
 /** Express hosting the client table (and the Admin table under its prefix), with request logs and proxy hops. */
-function expressAppFor(client: RouteTable, admin: RouteTable | undefined, logger: LogSink, trustProxy: number): Express {
+function expressAppFor(client: RouteTable, tables: LicenseRouteTables, logger: LogSink, trustProxy: number): Express {
+  const admin = tables.admin;
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -57,6 +64,13 @@ function expressAppFor(client: RouteTable, admin: RouteTable | undefined, logger
     const serveAdmin = toExpress(admin);
     app.use((request, response, next) => {
       if (request.path === adminPathPrefix || request.path.startsWith(`${adminPathPrefix}/`)) serveAdmin(request, response, next);
+      else next();
+    });
+  }
+  for (const { prefix, table } of tables.mounted ?? []) {
+    const serve = toExpress(table);
+    app.use((request, response, next) => {
+      if (request.path === prefix || request.path.startsWith(`${prefix}/`)) serve(request, response, next);
       else next();
     });
   }
@@ -119,7 +133,7 @@ export function createLicenseListener(tables: LicenseRouteTables, logger: LogSin
   const trustProxy = options.trustProxy ?? 0;
   // One client table for both paths: whatever a path under /v1/ matches in the app, it matches here.
   const client = clientTable(tables.client, logger);
-  const app = expressAppFor(client, tables.admin, logger, trustProxy);
+  const app = expressAppFor(client, tables, logger, trustProxy);
   const serveClient = toExpress(client, trustProxy > 0 ? { remoteAddress: (request: IncomingMessage) => forwardedAddress(request, trustProxy) } : {});
   const logged = logger.isLevelEnabled?.('info') !== false ? logRequests(logger) : undefined;
   return (request, response) => {

@@ -14,6 +14,11 @@ import {
   type RateLimitRule,
 } from '@tollgate/core';
 import { join } from 'node:path';
+import { parseAnalyticsConfig, type AnalyticsConfig } from './config/analytics-config';
+import { parseBillingConfig, type BillingConfig } from './config/billing-config';
+import { parseEpochsConfig, type EpochsConfig } from './config/epochs-config';
+import { parseIntegrityConfig, type IntegrityConfig } from './config/integrity-config';
+import { parseTelemetryConfig, type TelemetryConfig } from './config/telemetry-config';
 
 /** Everything the license server reads from its environment. */
 export interface LicenseConfig {
@@ -44,6 +49,16 @@ export interface LicenseConfig {
   seatReclaimSeconds: number;
   /** Proxy hops whose `X-Forwarded-For` is trusted for the client address (`LICENSE_TRUST_PROXY`); 0 = the socket address. */
   trustProxy: number;
+  /** Epoch administration (two-actor revocation window). */
+  epochs: EpochsConfig;
+  /** Integrity signing (CI OIDC issuers, `INTEGRITY_OIDC_*`). */
+  integrity: IntegrityConfig;
+  /** Billing webhooks (provider secrets, dunning grace). */
+  billing: BillingConfig;
+  /** Telemetry (retention, metrics route). */
+  telemetry: TelemetryConfig;
+  /** Analytics (rollups, exports, subscription delivery). */
+  analytics: AnalyticsConfig;
 }
 
 const masterKeyPattern = /^(?:[0-9a-f]{64}|[A-Za-z0-9+/]{43}=?|[A-Za-z0-9_-]{43})$/;
@@ -106,12 +121,21 @@ export function loadLicenseConfig(env: EnvRecord): LicenseConfig {
   }
   // Parsed apart from the others so that a malformed secret never appears in the error message.
   const masterKey = readMasterKey(env['LICENSE_MASTER_KEY'], problems);
+  const features = {
+    epochs: collectProblems(() => parseEpochsConfig(env), problems),
+    integrity: collectProblems(() => parseIntegrityConfig(env), problems),
+    billing: collectProblems(() => parseBillingConfig(env), problems),
+    telemetry: collectProblems(() => parseTelemetryConfig(env), problems),
+    analytics: collectProblems(() => parseAnalyticsConfig(env), problems),
+  };
   const production = env['NODE_ENV'] === 'production';
   if (production) {
     if (env['LICENSE_MASTER_KEY'] === undefined || env['LICENSE_MASTER_KEY'] === '') problems.push(requiredInProduction('LICENSE_MASTER_KEY'));
     if (parsed !== undefined && parsed.LICENSE_ROOT_PUBLIC_KEYS === undefined) problems.push(requiredInProduction('LICENSE_ROOT_PUBLIC_KEYS'));
   }
   if (problems.length > 0 || parsed === undefined) throw new ConfigError(problems);
+  const { epochs, integrity, billing, telemetry, analytics } = features;
+  if (epochs === undefined || integrity === undefined || billing === undefined || telemetry === undefined || analytics === undefined) throw new ConfigError(problems);
   return {
     port: parsed.LICENSE_PORT,
     host: parsed.LICENSE_HOST,
@@ -131,7 +155,23 @@ export function loadLicenseConfig(env: EnvRecord): LicenseConfig {
     },
     seatReclaimSeconds: parsed.LICENSE_SEAT_RECLAIM_SECONDS,
     trustProxy: parsed.LICENSE_TRUST_PROXY,
+    epochs,
+    integrity,
+    billing,
+    telemetry,
+    analytics,
   };
+}
+
+/** Runs a feature's settings parser, adding its `ConfigError` problems to the others (undefined then). */
+function collectProblems<T>(parse: () => T, problems: ConfigError['problems']): T | undefined {
+  try {
+    return parse();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    problems.push(...error.problems);
+    return undefined;
+  }
 }
 
 const rateLimitPattern = /^(?:off|[1-9]\d{0,5}\/[1-9]\d{0,6})$/;

@@ -35,4 +35,11 @@ export { startTrustChangeListener, trustChangeChannel, type TrustChangeListener,
 export { createEpochSigner, type EpochSigner, type EpochRetirementCheck } from './trust/epoch-signer';
 export { logServerErrors } from './routes/server-error-log';
 export { startSuspicionAlertJob, suspicionAlertBackoff, type SuspicionAlertJobOptions } from './jobs/suspicion-alert-job';
+export { startAnalyticsRollupJob, runAnalyticsRollup, analyticsDueThrough, analyticsRollupCron, type AnalyticsRollupJobOptions, type AnalyticsRollupRound } from './jobs/analytics-rollup-job';
+export { startAnalyticsDeliveryJob, analyticsDeliveryBackoff, analyticsDeliveryMaxAttempts, type AnalyticsDeliveryJobOptions, type AnalyticsDeliveryRound } from './jobs/analytics-delivery-job';
+export { parseEpochsConfig, type EpochsConfig } from './config/epochs-config';
+export { parseIntegrityConfig, type IntegrityConfig } from './config/integrity-config';
+export { parseBillingConfig, type BillingConfig } from './config/billing-config';
+export { parseTelemetryConfig, type TelemetryConfig } from './config/telemetry-config';
+export { parseAnalyticsConfig, type AnalyticsConfig } from './config/analytics-config';
 export { clientNoticeHandler } from './client-notices';

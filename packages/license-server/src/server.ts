@@ -23,6 +23,9 @@ import {
 import { closeOnSignal, serverLoggerOptions, startService, verifyEd25519Node, type RunningService } from '@tollgate/core/node';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { licenseAdminOperations } from './admin-operations';
+import type { AnalyticsSubscriptionOverrides } from './modules/analytics-subscriptions-module';
+import type { DsrStartOptions } from './modules/dsr-module';
+import { licenseModules } from './modules/license-modules';
 import { createLicenseListener } from './app';
 import { clientNoticeHandler } from './client-notices';
 import { devKeyPaths, resolveMasterKey } from './ceremony/ceremony';
@@ -75,6 +78,10 @@ export interface StartLicenseOptions {
   print?: (text: string) => void;
   /** Overrides of the suspicion-alert delivery (tests: a loopback receiver, a fast poll, no jitter). */
   alerts?: Pick<SuspicionAlertJobOptions, 'transport' | 'insecureAllowLoopbackForTests' | 'pollIntervalMs' | 'random' | 'backoff'>;
+  /** Test overrides of metric subscriptions: the DNS resolver (creation check and delivery transport) and the attempt budget. */
+  analyticsSubscriptions?: AnalyticsSubscriptionOverrides;
+  /** Test overrides of data-subject requests: smaller bounds, reachable with a handful of rows. */
+  dsr?: DsrStartOptions['dsr'];
 }
 
 /**
@@ -137,6 +144,7 @@ export async function startLicenseServer(config: LicenseConfig, options: StartLi
         const rateLimiter = createSqlRateLimiter(database.sql, { clock });
         const suspicion = createSqlSuspicionLedger(database.sql, { clock });
         const notify = clientNoticeHandler({ logger, suspicion });
+        const modules = licenseModules({ config, sql: database.sql, audit, trust, clock, masterKey, pinnedRoots, logger, options });
         const client = [
           ...healthRoutes(database),
           ...keysRoutes(trust, { logger }),
@@ -156,6 +164,7 @@ export async function startLicenseServer(config: LicenseConfig, options: StartLi
             verify: verifyEd25519Node,
             notify,
           }),
+          ...modules.flatMap((module) => module.clientRoutes ?? []),
         ];
         const admin = createLicenseAdminApi({
           sql: database.sql,
@@ -164,7 +173,7 @@ export async function startLicenseServer(config: LicenseConfig, options: StartLi
           audit,
           tokenPrefix: config.adminTokenPrefix,
           realm: config.adminRealm,
-          operations: licenseAdminOperations({ sql: database.sql, audit, trust, clock, masterKey }),
+          operations: [...licenseAdminOperations({ sql: database.sql, audit, trust, clock, masterKey }), ...modules.flatMap((module) => module.adminOperations ?? [])],
           onUnexpectedError: (error) => logger.error({ err: error }, 'unhandled admin error'),
         });
         const purgeJob = startIdempotencyPurgeJob({ journal: admin.journal, clock, logger });
@@ -181,10 +190,10 @@ export async function startLicenseServer(config: LicenseConfig, options: StartLi
         const alerts = startSuspicionAlertJob({ sql: database.sql, signingRoot: deriveLicenseSubkey(masterKey, licenseSubkeyLabels.alertSigning), clock, logger, ...options.alerts });
         const adminProvisioning: AdminProvisioningContext = { sql: database.sql, masterKey, tokenPrefix: config.adminTokenPrefix, audit, clock };
         return {
-          listener: createLicenseListener({ client, admin: admin.table }, logger, { trustProxy: config.trustProxy }),
+          listener: createLicenseListener({ client, admin: admin.table, mounted: modules.flatMap((module) => module.tables ?? []) }, logger, { trustProxy: config.trustProxy }),
           context: { logger, trust, pinnedRoots, devTrust, sql: database.sql, adminProvisioning, admin, seatReclaim },
           stop: async () => {
-            await Promise.all([anchorJob.close(), purgeJob.close(), seatReclaim.close(), clientPurge.close(), alerts.close()]);
+            await Promise.all([anchorJob.close(), purgeJob.close(), seatReclaim.close(), clientPurge.close(), alerts.close(), ...modules.map((module) => module.close?.())]);
             releaseGate.close();
             await trustListener?.close();
             await trust.close();

@@ -77,12 +77,13 @@ for (const engine of serverEngines) {
       const target = machines[0] as string;
       const before = await snapshotTables(bench);
       const dryRun = await bench.call('DELETE', `/machines/${target}`);
-      expect(dryRun.body).toEqual({ ok: true, dry_run: true, machine_id: target, license_id: licenseId, would_erase: { machine: 1 } });
+      expect(dryRun.body).toMatchObject({ ok: true, dry_run: true, subject: { kind: 'machine', id: target }, license_id: licenseId, machine_ids: [target], audit_tombstone: false });
+      expect(dryRun.body.would_erase).toMatchObject({ machine: 1, activation_records: 0, telemetry: 0 });
       expect(await snapshotTables(bench)).toBe(before);
 
       const key = freshKey();
       const erased = await bench.call('DELETE', `/machines/${target}`, { query: { dry_run: 'false' }, key });
-      expect(erased.body).toEqual({ ok: true, dry_run: false, machine_id: target, license_id: licenseId, erased: { machine: 1 }, audit_tombstone: false });
+      expect(erased.body).toMatchObject({ ok: true, dry_run: false, subject: { kind: 'machine', id: target }, license_id: licenseId, machine_ids: [target], erased: dryRun.body.would_erase, audit_tombstone: false });
       const { rows } = await bench.sql.query('SELECT 1 FROM license_machines WHERE machine_id = $1', [target]);
       expect(rows).toHaveLength(0);
       expect((await bench.call('GET', `/licenses/${licenseId}/machines`)).body.machines.map((m: { machine_id: string }) => m.machine_id)).toEqual([machines[1]]);

@@ -21,7 +21,9 @@ function pathFor(operation: AdminOperation, targets: SeededTargets): string {
 }
 
 /** An empty JSON body for operations that take one (GET and DELETE send none). */
-const bodyFor = (operation: AdminOperation): { body?: unknown } => (operation.method === 'GET' || operation.method === 'DELETE' ? {} : { body: {} });
+/** An empty JSON body for operations that take one (GET and DELETE send none); DSR requests name their subject. */
+const bodyFor = (operation: AdminOperation, targets?: SeededTargets): { body?: unknown } =>
+  operation.method === 'GET' || operation.method === 'DELETE' ? {} : operation.path.startsWith('/dsr/') && targets ? { body: { license_id: targets.licenseId } } : { body: {} };
 
 
 const fuzzQueries: Record<string, string>[] = [{}, { limit: '0' }, { limit: '999999' }, { cursor: '!!' }, { cursor: 'MTIzLmFiYw' }, { status: 'x' }, { product_id: 'nope' }, { dry_run: 'maybe' }];
@@ -99,7 +101,7 @@ for (const engine of serverEngines) {
       expect(destructive.length).toBeGreaterThanOrEqual(3);
       for (const operation of destructive) {
         const before = await snapshotTables(bench);
-        const answer = await bench.call(operation.method, pathFor(operation, targets), bodyFor(operation));
+        const answer = await bench.call(operation.method, pathFor(operation, targets), bodyFor(operation, targets));
         expect(answer.status, title(operation)).toBe(200);
         expect(answer.body.dry_run, title(operation)).toBe(true);
         expect(await snapshotTables(bench), title(operation)).toBe(before);

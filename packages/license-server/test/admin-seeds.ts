@@ -4,6 +4,7 @@
  */
 import { createSqlMachineStore, hexEncode, randomBytes, randomId, type BootstrappedVendor } from '@tollgate/core';
 import { freshKey, type AdminHarness } from './admin-harness';
+import { seedEpochTarget } from './epochs/epoch-seeds';
 
 /** The id of one target per path parameter name. */
 export interface SeededTargets {
@@ -15,6 +16,10 @@ export interface SeededTargets {
   readonly licenseId: string;
   readonly machineId: string;
   readonly releaseId: string;
+  /** An epoch scoped to the vendor's product (epoch-seeds.ts). */
+  readonly epochId: string;
+  /** The fingerprint of an integrity signer key of the vendor's product. */
+  readonly fingerprint: string;
 }
 
 /**
@@ -53,5 +58,9 @@ export async function seedVendorTargets(bench: AdminHarness, vendor: Bootstrappe
   const releaseId = registered.release.release_id as string;
   // The client protocol writes this column at activation and validation; no Admin route does.
   await bench.sql.query('UPDATE license_machines SET release_id = $1 WHERE machine_id = $2', [releaseId, machineId]);
-  return { productId, featureId: 'seed-feature', groupId: 'seed-group', tierId: 'seed-tier', policyId: policy.policy.id, licenseId, machineId, releaseId };
+  const epochId = await seedEpochTarget(bench, vendor);
+  // A signer key the server generates for the product (POST /integrity/keys answers its public half).
+  const signer = await created('/integrity/keys', { product_id: productId, label: 'seed signer' });
+  const fingerprint = signer.key.fingerprint as string;
+  return { productId, featureId: 'seed-feature', groupId: 'seed-group', tierId: 'seed-tier', policyId: policy.policy.id, licenseId, machineId, releaseId, epochId, fingerprint };
 }

@@ -150,6 +150,8 @@ export interface ValidateOptions {
   telemetry?: TelemetryBlock;
   /** Signs with this device instead (a forged proof). */
   signer?: Signer;
+  /** `client_time` (unix seconds): now by default. */
+  clientTime?: number;
 }
 
 /** The signed body of a validate request. */
@@ -161,7 +163,7 @@ export async function validateBody(device: Device, seat: Seat, productId: string
     machineId: seat.machineId,
     fingerprint: options.fingerprint ?? device.fingerprint,
     nonce: options.nonce ?? randomBytes(32),
-    clientTime: Math.floor(Date.now() / 1000),
+    clientTime: options.clientTime ?? Math.floor(Date.now() / 1000),
     knownRevocationEpoch: options.knownRevocationEpoch ?? 0,
     knownSecurityFloor: options.knownSecurityFloor ?? 0,
     clientInfo: options.clientInfo ?? defaultClientInfo,

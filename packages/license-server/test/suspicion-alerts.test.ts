@@ -127,4 +127,19 @@ describe(`suspicion alerts through the license server [${engine.name}]`, () => {
     const kinds = await bench.admin.sql.query<{ kind: string; license_id: string | null }>('SELECT kind, license_id FROM license_suspicion_signals WHERE product_id = $1 ORDER BY at DESC LIMIT 1', [bench.productId]);
     expect(kinds.rows[0]).toEqual({ kind: 'fingerprint_churn', license_id: license.licenseId });
   });
+
+  it('counts a validation from a device whose clock is more than a day behind as a clock rollback, and answers it as usual', async () => {
+    const license = await issueClientLicense(bench);
+    const device = newDevice();
+    const seat = await bench.seat(device, { licenseKey: license.key });
+    const now = Math.floor(Date.now() / 1000);
+    // Half a day behind: a sloppy clock, no signal.
+    const before = await signalCount();
+    expect((await bench.validate(device, seat, { clientTime: now - 43_200 })).status).toBe(200);
+    // Two days behind: still a ticket, and a signal.
+    expect((await bench.validate(device, seat, { clientTime: now - 2 * 86_400 })).status).toBe(200);
+    await until(async () => ((await signalCount()) === before + 1 ? true : undefined), 'the clock-rollback signal');
+    const kinds = await bench.admin.sql.query<{ kind: string; license_id: string | null }>('SELECT kind, license_id FROM license_suspicion_signals WHERE product_id = $1 ORDER BY at DESC LIMIT 1', [bench.productId]);
+    expect(kinds.rows[0]).toEqual({ kind: 'clock_rollback', license_id: license.licenseId });
+  });
 });

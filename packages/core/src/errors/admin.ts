@@ -30,6 +30,8 @@ export const adminErrorCodes = {
   account_exists: 409,
   catalog_item_exists: 409,
   policy_exists: 409,
+  dsr_bound_exceeded: 422,
+  asset_kek_exists: 409,
 } as const satisfies Record<string, number>;
 
 /**

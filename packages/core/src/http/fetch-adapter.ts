@@ -54,6 +54,32 @@ export function toFetchHandler(table: RouteTable, options: FetchHandlerOptions =
       },
       { ...engineOptions, fallthrough: false },
     );
-    return new Response((response.body ?? null) as BodyInit | null, { status: response.status, headers: response.headers });
+    const body = response.stream ? readableFrom(response.stream) : (response.body ?? null);
+    return new Response(body as BodyInit | null, { status: response.status, headers: response.headers });
   };
+}
+
+/**
+ * A web stream that pulls one chunk whenever the platform wants more (its back-pressure), cancels the
+ * producer when the client goes away, and errors (a truncated body) when the producer fails.
+ */
+function readableFrom(stream: AsyncIterable<Uint8Array>): ReadableStream<Uint8Array> {
+  const iterator = stream[Symbol.asyncIterator]();
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        try {
+          const step = await iterator.next();
+          if (step.done) controller.close();
+          else controller.enqueue(step.value);
+        } catch (error) {
+          controller.error(error);
+        }
+      },
+      async cancel() {
+        await iterator.return?.();
+      },
+    },
+    { highWaterMark: 0 },
+  );
 }

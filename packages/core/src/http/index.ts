@@ -2,6 +2,7 @@ export type {
   HttpMethod,
   HttpRequest,
   HttpResponse,
+  HttpStreamBody,
   BodySpec,
   BodyOf,
   PathParams,

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { nodeDecompressors } from './node-decompress';
+import { closeQuietly, pumpStream } from './node-stream-writer';
 import { handleHttp, prepareRouteTable, type HandleHttpOptions } from './engine';
 import type { SerializedResponse } from './response';
 import type { RouteTable } from './types';
@@ -14,6 +15,12 @@ import type { RouteTable } from './types';
  * ```
  */
 export interface ExpressAdapterOptions extends HandleHttpOptions {
+  /**
+   * How long a streamed response may wait for a client that stopped reading (a full socket buffer that
+   * never drains) before the connection is closed and the stream's producer released. Default
+   * {@link defaultStreamStallTimeoutMs}.
+   */
+  readonly streamStallTimeoutMs?: number;
   /**
    * Resolves the client address. Default: the socket's peer address. Behind a proxy, pass a resolver
    * you trust, e.g. `(req) => (req as express.Request).ip` with Express's `trust proxy` configured.
@@ -62,7 +69,7 @@ export type NodeRequestHandler = (request: IncomingMessage, response: ServerResp
  */
 export function toExpress(table: RouteTable, options: ExpressAdapterOptions = {}): NodeRequestHandler {
   prepareRouteTable(table);
-  const { remoteAddress: resolveAddress, fallthrough = false, ...engineOptions } = options;
+  const { remoteAddress: resolveAddress, fallthrough = false, streamStallTimeoutMs = defaultStreamStallTimeoutMs, ...engineOptions } = options;
   const decompressors = engineOptions.decompressors ?? nodeDecompressors;
   return (request, response, next) => {
     let remoteAddress: string | undefined;
@@ -79,19 +86,36 @@ export function toExpress(table: RouteTable, options: ExpressAdapterOptions = {}
       body: () => nodeBodySource(request),
     };
     handleHttp(table, incoming, { ...engineOptions, decompressors, fallthrough: fallthrough && next !== undefined })
-      .then((serialized) => (serialized === undefined ? next?.() : writeResponse(request, response, serialized)))
+      .then((serialized) => (serialized === undefined ? next?.() : writeResponse(request, response, serialized, streamStallTimeoutMs)))
       .catch(() => writeResponse(request, response, { status: 500, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: undefined }));
   };
 }
 
-function writeResponse(request: IncomingMessage, response: ServerResponse, serialized: SerializedResponse): void {
-  if (response.headersSent || response.writableEnded || response.destroyed) return;
+/**
+ * How long a streamed response waits for a stalled client by default (see
+ * {@link ExpressAdapterOptions.streamStallTimeoutMs}).
+ *
+ * @example
+ * ```ts
+ * import { defaultStreamStallTimeoutMs, toExpress } from '@tollgate/core/node';
+ * const listener = toExpress(routes, { streamStallTimeoutMs: 2 * defaultStreamStallTimeoutMs });
+ * ```
+ */
+export const defaultStreamStallTimeoutMs = 30_000;
+
+function writeResponse(request: IncomingMessage, response: ServerResponse, serialized: SerializedResponse, stallTimeoutMs = defaultStreamStallTimeoutMs): void {
+  if (response.headersSent || response.writableEnded || response.destroyed) {
+    closeQuietly(serialized.stream);
+    return;
+  }
   try {
     // One writeHead with every header (cheaper than a setHeader per header on the hot path). An unread
     // body would otherwise be drained (or left stuck) on a kept-alive connection: close it instead.
     response.writeHead(serialized.status, request.complete ? serialized.headers : { ...serialized.headers, connection: 'close' });
-    response.end(serialized.body);
+    if (serialized.stream) void pumpStream(serialized.stream, response, stallTimeoutMs);
+    else response.end(serialized.body);
   } catch {
+    closeQuietly(serialized.stream);
     response.destroy();
   }
 }

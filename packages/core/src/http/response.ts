@@ -1,4 +1,4 @@
-import type { HttpResponse } from './types';
+import type { HttpResponse, HttpStreamBody } from './types';
 
 /**
  * A response ready for the wire: lower-case headers (with `content-type` and `content-length` filled
@@ -14,6 +14,11 @@ export interface SerializedResponse {
   status: number;
   headers: Record<string, string>;
   body: Uint8Array | undefined;
+  /**
+   * A streamed body (then `body` is `undefined` and there is no `content-length`): chunks as bytes,
+   * pulled one at a time. Adapters must call its iterator's `return()` when they stop early.
+   */
+  stream?: AsyncIterable<Uint8Array>;
 }
 
 const headerName = /^[!#$%&'*+.^_`|~0-9a-z-]+$/;
@@ -55,6 +60,7 @@ export function serializeResponse(response: HttpResponse, method: string): Seria
     // The body is always sent whole with a content-length; a handler's transfer-encoding would contradict it.
     if (lower !== 'transfer-encoding') headers[lower] = value;
   }
+  if (isStreamBody(response.body)) return serializeStream(response.status, headers, response.body, method);
   const [body, defaultType] = encodeBody(response.body);
   if (response.status === 204 || response.status === 304) {
     delete headers['content-length'];
@@ -86,4 +92,43 @@ function encodeBody(payload: unknown): [Uint8Array | undefined, string | undefin
   const json = JSON.stringify(payload) as string | undefined;
   if (json === undefined) throw new TypeError('response body is not JSON-serialisable');
   return [utf8.encode(json), 'application/json; charset=utf-8'];
+}
+
+/**
+ * Whether a response body is a stream: an async iterable that is not bytes or a string.
+ *
+ * @param body - A handler's response body.
+ * @returns True for an {@link HttpStreamBody}.
+ */
+export function isStreamBody(body: unknown): body is HttpStreamBody {
+  return typeof body === 'object' && body !== null && !(body instanceof Uint8Array) && typeof (body as Partial<HttpStreamBody>)[Symbol.asyncIterator] === 'function';
+}
+
+function serializeStream(status: number, headers: Record<string, string>, body: HttpStreamBody, method: string): SerializedResponse {
+  // The length is unknown until the end: a handler's content-length would contradict the chunking.
+  delete headers['content-length'];
+  if (status === 204 || status === 304 || method === 'HEAD') {
+    discardStream(body);
+    return { status, headers: { ...headers }, body: undefined };
+  }
+  headers['content-type'] ??= 'application/octet-stream';
+  return { status, headers: { ...headers }, body: undefined, stream: bytesOf(body) };
+}
+
+/** Closes a stream that will never be sent, so a producer holding a resource (a cursor) releases it. */
+function discardStream(body: HttpStreamBody): void {
+  try {
+    void Promise.resolve(body[Symbol.asyncIterator]().return?.()).catch(() => undefined);
+  } catch {
+    // A stream that cannot be closed is simply abandoned.
+  }
+}
+
+/** The chunks as UTF-8 bytes, empty ones skipped; anything but bytes or a string fails the stream. */
+async function* bytesOf(body: HttpStreamBody): AsyncGenerator<Uint8Array> {
+  for await (const chunk of body) {
+    const bytes = typeof chunk === 'string' ? utf8.encode(chunk) : chunk;
+    if (!(bytes instanceof Uint8Array)) throw new TypeError('a streamed response body must yield Uint8Array or string chunks');
+    if (bytes.byteLength > 0) yield bytes;
+  }
 }

@@ -53,10 +53,17 @@ export interface HttpRequest<Params extends Record<string, string> = Record<stri
  * - `Uint8Array`: sent as-is (`application/octet-stream` unless the handler sets `content-type`);
  * - `string`: sent as UTF-8 (`text/plain; charset=utf-8` unless set);
  * - `undefined`: no body;
+ * - an {@link HttpStreamBody} (an async iterable of chunks): streamed chunk by chunk with
+ *   `transfer-encoding: chunked` and no `content-length` (`application/octet-stream` unless set). The
+ *   next chunk is pulled only when the client has taken the previous ones (back-pressure); when the
+ *   client disconnects, or stalls longer than the adapter's `streamStallTimeoutMs`, the iterator's
+ *   `return()` runs so the producer can release what it holds. A producer that throws mid-stream
+ *   aborts the connection (the status is already sent, so the client sees a truncated body, never a
+ *   complete-looking one);
  * - anything else: serialised once with `JSON.stringify` (`application/json; charset=utf-8` unless set).
  *
  * Header names may be given in any case; they are sent lower-case. No body is ever sent for 204, 304
- * or a HEAD request.
+ * or a HEAD request (a stream is then closed without being read).
  *
  * @example
  * ```ts
@@ -69,6 +76,20 @@ export interface HttpResponse {
   headers?: Record<string, string>;
   body?: unknown;
 }
+
+/**
+ * A streamed response body: chunks as `Uint8Array` or `string` (sent as UTF-8), pulled one at a time.
+ * An async generator is the natural producer; its `finally` runs on completion, failure and client
+ * disconnect alike.
+ *
+ * @example
+ * ```ts
+ * import type { HttpResponse, HttpStreamBody } from '@tollgate/core';
+ * async function* lines(): HttpStreamBody { yield '{"n":1}\n'; yield '{"n":2}\n'; }
+ * const response: HttpResponse = { status: 200, headers: { 'content-type': 'application/x-ndjson' }, body: lines() };
+ * ```
+ */
+export type HttpStreamBody = AsyncIterable<Uint8Array | string>;
 
 /**
  * Describes the body a route accepts. Routes without a body spec never read the body.

@@ -89,7 +89,7 @@ export { offlineKeySpec, maxOfflineKeyFeatures, type OfflineKey } from './payloa
 export { requestProofKey, type ActivationRequest, type OfflineRequest } from './requests/activation-request';
 export type { ValidateRequest, SessionRequest } from './requests/validate-request';
 export type { ClientInfo, ActivationCredential } from './requests/client-info';
-export { maxTelemetryBlockBytes, type TelemetryBlock } from './requests/telemetry';
+export { maxTelemetryBlockBytes, telemetryBlockSpec, type TelemetryBlock } from './requests/telemetry';
 export type { HeartbeatResponse, DeactivateResponse, LoginRequest, RefreshTokenRequest, AccountSession } from './messages/session-messages';
 export type { Keyset, ErrorBody } from './messages/keyset-message';
 export { licenseMigrations } from './storage/license-migrations';
@@ -139,3 +139,11 @@ export {
 export { createSqlAuditLog } from './admin/audit/sql-audit-log';
 export { anchorAuditHeads, listAuditAnchors, maxAuditAnchorPage, type AnchoredAuditHead, type StoredAuditAnchor, type AnchorAuditHeadsOptions } from './admin/audit/audit-anchors';
 export { verifyAuditAnchor, type AuditAnchorTrust, type AuditAnchorVerification, type VerifyAuditAnchorOptions } from './admin/audit/audit-anchor-verify';
+export * from './epochs-admin';
+export * from './asset-keys';
+export * from './integrity';
+export * from './billing';
+export * from './telemetry';
+export * from './analytics';
+export * from './analytics/subscriptions';
+export * from './dsr';

@@ -9,7 +9,7 @@ import { createWalletClient, pad, toEventSelector, toHex, type Address, type Has
 import { devChainDefinition, devTransport, testUsdcArtifact } from '@tollgate/gateway-server/devchain';
 import { call, expectError, type TestGateway } from '../helpers/gateway';
 import { encodePayment, fundedPayer, payableRef, signPayment, startPaymentStack, tokenOf, transfersTo, type PayableRef, type PaymentStack } from '../helpers/payments';
-import { answerBytes, executeAuthorization, recover, requirementsOf } from '../helpers/recovery-app';
+import { answerBytes, cancelAuthorizationOnChain, executeAuthorization, recover, requirementsOf } from '../helpers/recovery-app';
 import { minedReceipt, rpc, sendFromDeployer, startEvidenceGateway, transferCalldata } from './helpers';
 
 let stack: PaymentStack;
@@ -120,6 +120,23 @@ describe('/recover-settlement refuses evidence that is not this payment', () => 
       expect(refused.status).not.toBe(200);
       expect(await rowsOf(ref.refId)).toEqual([]);
     }
+    expect(stack.counts.settle).toBe(0);
+  });
+
+  it('reports authorization_canceled for an authorization the payer canceled on chain, and never settles it', async () => {
+    const payer = await payerWithGas();
+    const { ref, payload } = await genuine(payer);
+    const { txHash } = await cancelAuthorizationOnChain(stack, payer, payload);
+    const details = await expectNoReceipt(ref, payload, undefined, 'authorization_canceled');
+    expect(details).toMatchObject({ retryable: false, transaction: txHash });
+    await expectNoReceipt(ref, payload, txHash, 'authorization_canceled');
+    // Paying with it is refused as a client error: no receipt, no transfer, and no payment left pending.
+    const paid = await call(gateway.url, 'GET', ref.path, { headers: { 'payment-signature': encodePayment(payload) } });
+    expect(paid.status, paid.text).toBeGreaterThanOrEqual(400);
+    expect(paid.status, paid.text).toBeLessThan(500);
+    expect(await rowsOf(ref.refId)).not.toContain('pending');
+    expect(await rowsOf(ref.refId)).not.toContain('settled');
+    expect(await transfersTo(stack, ref.merchant.payTo)).toEqual([]);
     expect(stack.counts.settle).toBe(0);
   });
 

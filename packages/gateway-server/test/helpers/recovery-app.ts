@@ -2,7 +2,7 @@
 // route through `createGateway`): the recovery call, the exact bytes of a settlement answer, the ref's
 // payment requirements, and the payer's authorization executed on chain by someone other than the
 // gateway (the test itself, from the dev deployer account).
-import { createWalletClient, type Hash, type Hex } from 'viem';
+import { createWalletClient, type Hash, type Hex, type LocalAccount } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { expect } from 'vitest';
 import { decodePaymentRequiredHeader, type PaymentRequirements } from '@tollgate/core';
@@ -64,6 +64,27 @@ export async function executeAuthorization(stack: PaymentStack, payload: unknown
   const receipt = await stack.chain.waitForTransactionReceipt({ hash: txHash, pollingInterval: 50 });
   if (receipt.status !== 'success') throw new Error(`transferWithAuthorization reverted: ${txHash}`);
   return { txHash, blockNumber: receipt.blockNumber };
+}
+
+/**
+ * Cancels the payer's signed authorization on chain with EIP-3009 `cancelAuthorization` (the payer signs
+ * the `CancelAuthorization`, the dev deployer sends it): its nonce can then never execute.
+ */
+export async function cancelAuthorizationOnChain(stack: PaymentStack, payer: LocalAccount, payload: unknown): Promise<{ txHash: Hash }> {
+  const { authorization: auth } = (payload as { payload: { authorization: Authorization } }).payload;
+  const domain = { name: stack.setup.usdc.domain.name, version: stack.setup.usdc.domain.version, chainId: stack.setup.chainId, verifyingContract: stack.setup.usdc.address };
+  const signature = await payer.signTypedData({
+    domain,
+    types: { CancelAuthorization: [{ name: 'authorizer', type: 'address' }, { name: 'nonce', type: 'bytes32' }] },
+    primaryType: 'CancelAuthorization',
+    message: { authorizer: auth.from, nonce: auth.nonce },
+  });
+  const sender = privateKeyToAccount(devAccountKeys.deployer);
+  const wallet = createWalletClient({ account: sender, chain: devChainDefinition(stack.setup.chainId, stack.anvil.rpcUrl), transport: devTransport(stack.anvil.rpcUrl) });
+  const txHash = await wallet.writeContract({ address: stack.setup.usdc.address, abi: testUsdcArtifact.abi, functionName: 'cancelAuthorization', args: [auth.from, auth.nonce, signature] });
+  const receipt = await stack.chain.waitForTransactionReceipt({ hash: txHash, pollingInterval: 50 });
+  if (receipt.status !== 'success') throw new Error(`cancelAuthorization reverted: ${txHash}`);
+  return { txHash };
 }
 
 /**

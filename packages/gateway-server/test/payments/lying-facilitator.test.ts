@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '@tollgate/core';
 import { call, expectError, startTestGateway, type TestGateway } from '../helpers/gateway';
 import { demoPayer, officialPaymentHeader, payableRef, startPaymentStack, transfersTo, type PaymentStack } from '../helpers/payments';
+import { cancelAuthorizationOnChain } from '../helpers/recovery-app';
 
 let stack: PaymentStack;
 beforeAll(async () => {
@@ -54,6 +55,27 @@ describe('on a gateway whose facilitator reports settlements that never happened
   afterAll(async () => {
     await gateway?.close();
     await liar?.close();
+  });
+
+  it('fails a pending payment as authorization_canceled as soon as the payer cancels it on chain, before it expires', async () => {
+    const ref = await payableRef(gateway);
+    const payer = demoPayer(stack);
+    const { header, payload } = await officialPaymentHeader(gateway, ref.path, stack, payer);
+    const answered = await call(gateway.url, 'GET', ref.path, { headers: { 'payment-signature': header } });
+    expectError(answered, 202, 'settlement_pending');
+    expect(await paymentRow(gateway, ref.refId)).toMatchObject({ state: 'pending', receipt: null });
+    // The payer gives up waiting and cancels: the nonce can never execute, so the payment is over now,
+    // not at validBefore (the chain's time does not move in this test).
+    await cancelAuthorizationOnChain(stack, payer, payload);
+    await vi.waitFor(
+      async () => {
+        gateway.clock.advance(3_000);
+        expect((await paymentRow(gateway, ref.refId))?.state).toBe('failed');
+      },
+      { timeout: 15_000, interval: 100 },
+    );
+    expect(expectError(await call(gateway.url, 'GET', ref.path, { headers: { 'payment-signature': header } }), 402, 'settlement_failed')).toMatchObject({ reason: 'authorization_canceled' });
+    expect(await transfersTo(stack, ref.merchant.payTo)).toEqual([]);
   });
 
   it('signs no receipt the chain does not back, and fails the payment once its authorization expired unused', async () => {

@@ -1,6 +1,9 @@
 import { join } from 'node:path';
 import {
   activateEpochCertificate,
+  addCarryOverCertificate,
+  isArtifactError,
+  TrustChainError,
   coreMigrations,
   createPendingEpoch,
   createRootSigner,
@@ -177,12 +180,17 @@ export async function signEpochRequestWithRootFile(rootKeyPath: string, request:
 
 /**
  * Step 4 of the key ceremony (`tollgate-license epoch load`; the Admin `POST /v1/admin/epochs` route
- * calls the same core function): verifies the certificate against the pins and the pending epoch, and
- * activates it. Running servers pick it up at their next keyset refresh.
+ * does the same through core): verifies the certificate against the pins and the pending epoch, and
+ * activates it. A certificate that another pinned root issued for an epoch that is already certified
+ * (root rotation) is stored as a **carry-over** certificate instead (`addCarryOverCertificate`), so the
+ * keyset keeps listing the epoch once the old root leaves the pins. Running servers pick it up at once
+ * where they listen for the database's notices, else at their next keyset refresh.
  *
  * @param sql - The license database.
  * @param options - Certificate, pins, clock.
- * @returns The activated epoch.
+ * @returns The activated (or carried-over) epoch.
+ * @throws What `activateEpochCertificate` throws when the certificate is neither a primary nor a
+ *   carry-over certificate of a stored epoch.
  *
  * @example
  * ```ts
@@ -190,6 +198,20 @@ export async function signEpochRequestWithRootFile(rootKeyPath: string, request:
  * const epoch = await loadEpochCertificate(database.sql, { certificate, pinnedRoots });
  * ```
  */
-export function loadEpochCertificate(sql: SqlClient, options: { certificate: Uint8Array; pinnedRoots: readonly Uint8Array[]; clock?: Clock }): Promise<VerifiedEpoch> {
-  return activateEpochCertificate(sql, { ...options, verify: verifyEd25519Node });
+export async function loadEpochCertificate(sql: SqlClient, options: { certificate: Uint8Array; pinnedRoots: readonly Uint8Array[]; clock?: Clock }): Promise<VerifiedEpoch> {
+  try {
+    return await activateEpochCertificate(sql, { ...options, verify: verifyEd25519Node });
+  } catch (error) {
+    // Refusals a carry-over certificate meets as a primary one: the epoch is already certified (active
+    // or revoked, its key possibly wiped) or its window is over.
+    const carryable =
+      (error instanceof TrustChainError && (error.code === 'certificate_mismatch' || error.code === 'epoch_revoked' || error.code === 'unknown_epoch')) ||
+      (isArtifactError(error) && error.reason === 'expired_epoch');
+    if (!carryable) throw error;
+    try {
+      return (await addCarryOverCertificate(sql, { ...options, verify: verifyEd25519Node })).epoch;
+    } catch {
+      throw error;
+    }
+  }
 }

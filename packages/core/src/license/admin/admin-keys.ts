@@ -65,6 +65,18 @@ export const licenseSubkeyLabels = {
   epochKeySeal: 'tollgate/license/epoch-key-seal/v1',
   /** Root of the HMAC keys that sign suspicion-alert webhooks (one per product, `suspicionAlertKey`). */
   alertSigning: 'tollgate/license/alert-webhook/v1',
+  /** XChaCha20-Poly1305 key of asset keys at rest (asset-key-seal.ts, format version 1). */
+  assetKeySeal: 'tollgate/license/asset-key-seal/v1',
+  /** HMAC key of telemetry pseudonyms (raw T1 rows are keyed by them; telemetry-pseudonym.ts). */
+  telemetryPseudonym: 'tollgate/license/telemetry-pseudonym/v1',
+  /** XChaCha20-Poly1305 key of sealed integrity signer private keys (integrity/signer-keys.ts). */
+  integritySignerSeal: 'tollgate/license/integrity-signer-seal/v1',
+  /** HMAC key of the analytics detail-event pseudonyms (device and license), analytics-keys.ts. */
+  analyticsPseudonym: 'tollgate/license/analytics-pseudonym/v1',
+  /** XChaCha20-Poly1305 key of sealed analytics-subscription signing secrets (subscription-secret.ts). */
+  analyticsSubscriptionSeal: 'tollgate/license/analytics-subscription-seal/v1',
+  /** HMAC key of billing checkout tokens (`tollgate_checkout`, POST /v1/admin/billing/checkout-tokens). */
+  billingCheckoutToken: 'tollgate/license/billing-checkout-token/v1',
 } as const;
 
 /**

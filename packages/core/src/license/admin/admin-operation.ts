@@ -1,3 +1,4 @@
+import type { HttpStreamBody } from '../../http/types';
 import type { SqlClient } from '../../storage/sql-client';
 import type { AuditEventInput } from './audit/audit-log';
 import type { AdminScope } from './scopes';
@@ -12,19 +13,40 @@ import type { AdminScope } from './scopes';
  */
 export type AdminOperationKind = 'read' | 'mutation' | 'destructive';
 
-/** The authenticated caller: an Admin token of one vendor. */
+/**
+ * The authenticated caller: an Admin token of one vendor, or (on an operation with
+ * {@link AdminOperation.alternativeAuth}) whoever that check admitted.
+ */
 export interface AdminActor {
+  /** The Admin token id (32 hex), or the alternative caller's audit name (e.g. `oidc:github:owner/repo`, ≤ 128 characters). */
   readonly tokenId: string;
   readonly vendorId: string;
   readonly scopes: readonly AdminScope[];
+  /** How the caller authenticated: `token` (an Admin token, the default) or `alternative`. */
+  readonly via?: 'token' | 'alternative';
+  /** What the alternative check established about the caller (e.g. the product an OIDC caller signs for). */
+  readonly claims?: Readonly<Record<string, string>>;
 }
+
+/**
+ * A second way into one operation for callers that hold no Admin token (a CI job's OIDC token on
+ * `POST /integrity/sign`). It sees the bearer credential only when it is **not** a well-formed Admin
+ * token (those are always checked as Admin tokens), and either admits the caller as an actor (whose
+ * scopes are then checked like a token's) or refuses: `undefined` is answered 401 `invalid_token` like
+ * an unknown token; an `AdminError` it throws is answered as is. Every operation without it stays
+ * exactly as strict as before.
+ */
+export type AdminAlternativeAuth = (credential: string, request: { readonly headers: Readonly<Record<string, string>>; readonly now: Date }) => Promise<AdminActor | undefined>;
 
 /** What the kit hands an operation's `run`. */
 export interface AdminCall<Params extends Record<string, string> = Record<string, string>> {
   readonly params: Params;
   /** Decoded query parameters (`dry_run` already consumed for destructive operations). */
   readonly query: Readonly<Record<string, string>>;
-  /** The parsed JSON body (`undefined` when the route takes none or it was empty); validate it. */
+  /**
+   * The parsed JSON body (`undefined` when the route takes none or it was empty); validate it. With
+   * `bodyFormat: 'raw'` it is the body's bytes (`Uint8Array`, never empty).
+   */
   readonly body: unknown;
   readonly actor: AdminActor;
   /**
@@ -32,6 +54,11 @@ export interface AdminCall<Params extends Record<string, string> = Record<string
    * write goes through it. For reads and dry runs: the database.
    */
   readonly sql: SqlClient;
+  /**
+   * The database outside any transaction. A streamed answer reads from it: the transaction of `sql`
+   * ends when `run` returns, before the stream is sent.
+   */
+  readonly database: SqlClient;
   /** True for a destructive operation's dry run: report the impact, write nothing. */
   readonly dryRun: boolean;
   readonly now: Date;
@@ -46,13 +73,46 @@ export interface AdminCall<Params extends Record<string, string> = Record<string
 }
 
 /** What an operation's `prepare` sees: the request and the caller, but no database. */
-export type AdminPrepareCall<Params extends Record<string, string> = Record<string, string>> = Omit<AdminCall<Params>, 'sql' | 'audit' | 'prepared'>;
+export type AdminPrepareCall<Params extends Record<string, string> = Record<string, string>> = Omit<AdminCall<Params>, 'sql' | 'database' | 'audit' | 'prepared'>;
 
-/** What an operation returns: the kit adds `ok: true` to the body. */
-export interface AdminResult {
+/** A JSON answer: the kit adds `ok: true` to the body. */
+export interface AdminJsonResult {
   readonly status?: number;
   readonly body?: Readonly<Record<string, unknown>>;
+  readonly bytes?: never;
+  readonly stream?: never;
 }
+
+/**
+ * A raw answer instead of the JSON envelope (a signature): the bytes with their own content type and
+ * headers. `Cache-Control: no-store` and `X-Content-Type-Options: nosniff` are always added.
+ */
+export interface AdminBytesResult {
+  readonly status?: number;
+  readonly bytes: Uint8Array;
+  readonly contentType: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: never;
+  readonly stream?: never;
+}
+
+/**
+ * A streamed answer (an NDJSON or CSV export): chunks pulled with back-pressure, the producer released
+ * (its iterator's `return()`, an async generator's `finally`) when the client disconnects or stalls. It
+ * must read through `call.database`, never `call.sql`. A producer that throws mid-stream is reported
+ * like any unexpected error and the connection is aborted, so the client sees a truncated body.
+ */
+export interface AdminStreamResult {
+  readonly status?: number;
+  readonly stream: HttpStreamBody;
+  readonly contentType: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: never;
+  readonly bytes?: never;
+}
+
+/** What an operation returns. Raw and streamed answers are for reads and dry runs only (a journaled replay holds JSON). */
+export type AdminResult = AdminJsonResult | AdminBytesResult | AdminStreamResult;
 
 /**
  * One Admin API operation as plain data: the route table, the scope matrix and the isolation matrix are
@@ -68,8 +128,23 @@ export interface AdminOperation<Path extends string = string> {
   /** Every scope the token needs (each satisfied by itself or, for `x:r`, by `x:rw`). */
   readonly scopes: readonly AdminScope[];
   readonly kind: AdminOperationKind;
-  /** JSON body cap in bytes; 256 KiB by default, 4 KiB for revoke routes. `0`: the route takes no body. */
+  /** Body cap in bytes; 256 KiB by default, 4 KiB for revoke routes. `0`: the route takes no body. */
   readonly maxBodyBytes?: number;
+  /**
+   * `'json'` (the default) or `'raw'`: the body is required, read as bytes under `maxBodyBytes` and handed
+   * to `run` as a `Uint8Array` (415 for another content type than `rawContentTypes`).
+   */
+  readonly bodyFormat?: 'json' | 'raw';
+  /** Media types a raw body may be sent as (default `application/octet-stream`). */
+  readonly rawContentTypes?: readonly string[];
+  /**
+   * Only for `read` operations that must leave a trace although they change nothing (signing): `run`
+   * gets a transaction and must append at least one audit event, which commits with nothing else. No
+   * `Idempotency-Key` is asked: each call is its own audited event.
+   */
+  readonly audited?: boolean;
+  /** A second way in besides an Admin token; see {@link AdminAlternativeAuth}. */
+  readonly alternativeAuth?: AdminAlternativeAuth;
   /**
    * Slow work without effects that must not hold a transaction (a password KDF): it runs before the
    * journal opens its transaction, so no connection or lock waits for it, and its result reaches `run`

@@ -1,10 +1,11 @@
 import canonicalize from 'canonicalize';
-import { hmacSha256 } from '../../crypto/hash';
+import { hmacSha256, sha256 } from '../../crypto/hash';
+import { hexEncode } from '../../crypto/hex';
 import { utf8Encode } from '../../crypto/utf8';
 import { AdminError } from '../../errors/admin';
 import { renderAdminError } from '../../errors/render';
 import { defineRoutes } from '../../http/routes';
-import type { HttpRequest, HttpResponse, Middleware, Route, RouteTable } from '../../http/types';
+import type { BodySpec, HttpRequest, HttpResponse, HttpStreamBody, Middleware, Route, RouteTable } from '../../http/types';
 import type { SqlClient } from '../../storage/sql-client';
 import type { Clock } from '../../time/clock';
 import { assertAdminJson } from './admin-input';
@@ -45,12 +46,18 @@ const noStore = { 'cache-control': 'no-store' };
  * Builds the Admin API's route table from its operations. Every route gets, in order: bearer
  * authentication (401 `invalid_token` with `WWW-Authenticate`), the scope check (403
  * `insufficient_scope`), the JSON body under its cap (413), `dry_run` for destructive operations
- * (default `true`; only `true`/`false`), `Idempotency-Key` for confirmed mutations (journaled: replays
- * verbatim, 409 on a different request; a replay is answered before the operation's `prepare` runs), at
+ * (default `true`; only `true`/`false`), `Idempotency-Key` for confirmed mutations (journaled per vendor and key: replays
+ * verbatim to the same token, 409 on a different request or another token reusing the key; a replay is
+ * answered before the operation's `prepare` runs), at
  * least one audit event per confirmed mutation (one that appends none is rolled back and answered 500
  * `internal_error`), and the `{ ok: true, … }` envelope. Every answer, error or not, carries
  * `Cache-Control: no-store` and no CORS headers; anything unexpected is a 500 `internal_error` without
  * internals.
+ *
+ * Per operation (see {@link AdminOperation}): `bodyFormat: 'raw'` takes the body as bytes under
+ * `maxBodyBytes`; a result with `bytes` or `stream` answers raw or streamed instead of the envelope
+ * (reads and dry runs only); `audited` reads run in a transaction with their audit events; and
+ * `alternativeAuth` admits callers without an Admin token on that operation alone.
  *
  * @param operations - Every operation of the API.
  * @param deps - Database, stores, clock, token settings.
@@ -66,53 +73,90 @@ export function createAdminRouteTable(operations: readonly AdminOperation[], dep
   const challenge = { 'www-authenticate': `Bearer realm="${deps.realm.replace(/["\\]/g, '')}"` };
   const invalidToken = (message: string) => new AdminError('invalid_token', message, { headers: challenge });
 
-  async function authenticate(request: HttpRequest): Promise<AdminActor> {
+  async function authenticate(request: HttpRequest, operation: AdminOperation): Promise<AdminActor> {
     const header = request.headers['authorization'];
     if (header === undefined) throw invalidToken('This endpoint needs Authorization: Bearer <Admin token>.');
     const token = bearerPattern.exec(header)?.[1];
-    if (token === undefined || !isWellFormedAdminToken(token, deps.tokenPrefix)) throw invalidToken('The Authorization header must be "Bearer <Admin token>" with a well-formed token.');
-    const lookup = await deps.tokens.authenticate(adminTokenHash(deps.tokenHashKey, token), new Date(deps.clock.now()));
-    if (lookup.kind !== 'valid') throw invalidToken(lookup.kind === 'expired' ? 'The Admin token has expired.' : 'The Admin token is not valid.');
-    return { tokenId: lookup.token.tokenId, vendorId: lookup.token.vendorId, scopes: lookup.token.scopes };
+    if (token !== undefined && isWellFormedAdminToken(token, deps.tokenPrefix)) {
+      const lookup = await deps.tokens.authenticate(adminTokenHash(deps.tokenHashKey, token), new Date(deps.clock.now()));
+      if (lookup.kind !== 'valid') throw invalidToken(lookup.kind === 'expired' ? 'The Admin token has expired.' : 'The Admin token is not valid.');
+      return { tokenId: lookup.token.tokenId, vendorId: lookup.token.vendorId, scopes: lookup.token.scopes, via: 'token' };
+    }
+    // Only what cannot be an Admin token reaches the alternative, and only on the operation that has one.
+    if (token !== undefined && operation.alternativeAuth !== undefined) {
+      const admitted = await operation.alternativeAuth(token, { headers: request.headers, now: new Date(deps.clock.now()) });
+      if (admitted === undefined) throw invalidToken('The bearer credential is neither a valid Admin token nor an accepted credential of this operation.');
+      if (admitted.tokenId.length < 1 || admitted.tokenId.length > 128) throw new Error(`${operation.method} ${operation.path}: an alternative actor needs a name of 1 to 128 characters`);
+      return { ...admitted, via: 'alternative' };
+    }
+    throw invalidToken('The Authorization header must be "Bearer <Admin token>" with a well-formed token.');
   }
 
   const toRoute = (operation: AdminOperation): Route => {
     const guard: Middleware = async (request, next) => {
-      const actor = await authenticate(request);
+      const actor = await authenticate(request, operation);
       const missing = operation.scopes.filter((scope) => !scopeSatisfied(actor.scopes, scope));
       if (missing.length > 0) throw new AdminError('insufficient_scope', `This operation needs the scope${missing.length > 1 ? 's' : ''} ${missing.join(', ')}.`);
       actors.set(request.headers, actor);
       return next();
     };
-    const maxBytes = operation.maxBodyBytes ?? (operation.method === 'GET' ? 0 : adminBodyLimit);
     return {
       method: operation.method,
       path: `${adminPathPrefix}${operation.path}`,
       middleware: [guard],
-      ...(maxBytes > 0 ? { body: { type: 'json' as const, maxBytes, optional: true } } : {}),
+      ...bodySpecOf(operation),
       handler: async (request) => {
-        const actor = actors.get(request.headers) ?? (await authenticate(request));
+        const actor = actors.get(request.headers) ?? (await authenticate(request, operation));
         return execute(operation, request, actor);
       },
     };
   };
 
+  /** The answer of a result: the envelope, or raw bytes, or a stream whose failures are reported. */
+  function answerOf(operation: AdminOperation, result: AdminResult): HttpResponse {
+    if (result.bytes !== undefined) return { status: result.status ?? 200, headers: rawHeaders(result.headers, result.contentType), body: result.bytes };
+    if (result.stream !== undefined) return { status: result.status ?? 200, headers: rawHeaders(result.headers, result.contentType), body: reported(result.stream, operation) };
+    return envelope(result, false);
+  }
+
+  /** Passes the stream through, reporting a producer's failure before the adapter aborts the connection. */
+  async function* reported(stream: HttpStreamBody, operation: AdminOperation): HttpStreamBody {
+    try {
+      yield* stream;
+    } catch (error) {
+      deps.onUnexpectedError?.(new Error(`${operation.method} ${operation.path}: the streamed answer failed`, { cause: error }));
+      throw error;
+    }
+  }
+
   async function execute(operation: AdminOperation, request: HttpRequest, actor: AdminActor): Promise<HttpResponse> {
-    assertAdminJson(request.body, request.query);
+    const raw = operation.bodyFormat === 'raw';
+    // A raw body is opaque bytes: only its query is checked here (the operation validates the bytes).
+    assertAdminJson(raw ? undefined : request.body, request.query);
     const { query, dryRun } = readDryRun(operation, request.query);
     const now = new Date(deps.clock.now());
     const requestCall = { params: request.params, query, body: request.body, actor, now, dryRun };
     // Before any transaction: see AdminOperation.prepare.
-    const prepare = async () => ({ ...requestCall, prepared: operation.prepare === undefined ? undefined : await operation.prepare(requestCall) });
+    const prepare = async () => ({ ...requestCall, database: deps.sql, prepared: operation.prepare === undefined ? undefined : await operation.prepare(requestCall) });
+    if (operation.kind === 'read' && operation.audited === true) return answerOf(operation, await runAudited(operation, await prepare(), actor, now));
     if (operation.kind === 'read' || dryRun) {
       const call: AdminCall = { ...(await prepare()), sql: deps.sql, audit: () => Promise.reject(new Error(`${operation.method} ${operation.path} wrote an audit event outside a mutation`)) };
-      return envelope(await operation.run(call), false);
+      return answerOf(operation, await operation.run(call));
     }
     const key = request.headers['idempotency-key'];
     if (key === undefined || !idempotencyKeyPattern.test(key)) {
       throw new AdminError('invalid_request', 'Confirmed mutations need an Idempotency-Key header of 1 to 128 printable ASCII characters.');
     }
-    const fingerprint = hmacSha256(deps.fingerprintKey, utf8Encode(canonicalize({ method: request.method, route: operation.path, params: request.params, query: request.query, body: request.body ?? null }) ?? ''));
+    // A raw body is fingerprinted by its digest (canonicalize would spell a Uint8Array key by key).
+    const fingerprintedBody = raw && request.body instanceof Uint8Array ? { sha256: hexEncode(sha256(request.body)) } : (request.body ?? null);
+    // The actor is part of the request: a key is answered only to the credential that first used it. A
+    // second token reusing it gets 409 instead of another token's stored answer (plaintext license keys
+    // of an issuance, or a first actor's `approval_pending` passed off as a second approval). A
+    // per-token journal would instead run the request again for a rotated token retrying it: twice.
+    const fingerprint = hmacSha256(
+      deps.fingerprintKey,
+      utf8Encode(canonicalize({ method: request.method, route: operation.path, params: request.params, query: request.query, body: fingerprintedBody, actor: { via: actor.via, id: actor.tokenId } }) ?? ''),
+    );
     const journaled = { vendorId: actor.vendorId, key, fingerprint, now };
     // A replay must not pay for `prepare` (a password KDF) again, so a stored answer is looked for first.
     // Only then: for other operations `run` below finds it in the same transaction without this read.
@@ -133,7 +177,10 @@ export function createAdminRouteTable(operations: readonly AdminOperation[], dep
             audited += 1;
           },
         };
-        const response = envelope(await operation.run(call), false);
+        const result = await operation.run(call);
+        // A journaled answer is replayed as JSON: raw and streamed answers belong to reads and dry runs.
+        if (result.bytes !== undefined || result.stream !== undefined) throw new Error(`${operation.method} ${operation.path} answered a confirmed mutation with raw bytes or a stream`);
+        const response = envelope(result, false);
         // Every confirmed mutation leaves an audit event. One that returns without it is a bug in the
         // operation, not a refusal: a plain Error rolls its effects back, journals nothing and answers
         // 500, so the gap shows up in tests instead of as a silent hole in the chain.
@@ -146,6 +193,24 @@ export function createAdminRouteTable(operations: readonly AdminOperation[], dep
       },
     );
     return { status: outcome.answer.status, headers: outcome.replayed ? { ...noStore, 'idempotent-replayed': 'true' } : noStore, body: outcome.answer.body };
+  }
+
+  /** An audited read: its audit events commit in one transaction of their own, or it fails whole. */
+  async function runAudited(operation: AdminOperation, baseCall: Omit<AdminCall, 'sql' | 'audit'>, actor: AdminActor, now: Date): Promise<AdminResult> {
+    return deps.sql.transaction(async (tx) => {
+      let audited = 0;
+      const call: AdminCall = {
+        ...baseCall,
+        sql: tx,
+        audit: async (event) => {
+          await deps.audit.append(tx, { ...event, vendorId: actor.vendorId, actor: actor.tokenId }, now.getTime());
+          audited += 1;
+        },
+      };
+      const result = await operation.run(call);
+      if (audited === 0) throw new Error(`${operation.method} ${operation.path} is an audited read but appended no audit event.`);
+      return result;
+    });
   }
 
   const noStoreEverywhere: Middleware = async (_request, next) => {
@@ -161,6 +226,20 @@ export function createAdminRouteTable(operations: readonly AdminOperation[], dep
       return renderAdminError(error);
     },
   });
+}
+
+function bodySpecOf(operation: AdminOperation): { body?: BodySpec } {
+  const maxBytes = operation.maxBodyBytes ?? (operation.method === 'GET' ? 0 : adminBodyLimit);
+  if (operation.bodyFormat === 'raw') {
+    if (maxBytes <= 0) throw new TypeError(`${operation.method} ${operation.path}: a raw body needs a positive maxBodyBytes`);
+    return { body: { type: 'raw', maxBytes, contentTypes: operation.rawContentTypes ?? ['application/octet-stream'] } };
+  }
+  return maxBytes > 0 ? { body: { type: 'json', maxBytes, optional: true } } : {};
+}
+
+function rawHeaders(headers: Readonly<Record<string, string>> | undefined, contentType: string): Record<string, string> {
+  // nosniff: an operator's browser must never render returned bytes as a page.
+  return { ...headers, 'content-type': contentType, 'x-content-type-options': 'nosniff' };
 }
 
 function envelope(result: AdminResult, replayed: boolean): HttpResponse {

@@ -18,7 +18,10 @@ export interface JournaledRequest {
   readonly vendorId: string;
   /** The `Idempotency-Key` header (validated by the caller). */
   readonly key: string;
-  /** SHA-256 of the canonical request (method, path, query, canonical JSON body). */
+  /**
+   * Keyed hash of the canonical request (method, path, query, canonical JSON body, and the acting token):
+   * with the actor in it, another token reusing the key is a conflict, never a replay of this answer.
+   */
   readonly fingerprint: Uint8Array;
   readonly now: Date;
 }
@@ -123,7 +126,7 @@ export function createSqlIdempotencyJournal(sql: SqlClient, options: { sealKey: 
         await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 7340))', [`${request.vendorId}:${hexEncode(keyHash)}`]);
         const stored = await find(tx, request, keyHash);
         if (stored.kind === 'conflict') {
-          throw new AdminError('idempotency_conflict', 'This Idempotency-Key was already used with a different request (method, path, query or body).');
+          throw new AdminError('idempotency_conflict', 'This Idempotency-Key was already used with a different request (method, path, query, body or Admin token).');
         }
         if (stored.kind === 'replay') return { answer: stored.answer, replayed: true };
         let answer: JournaledAnswer;

@@ -30,6 +30,10 @@ export {
   type AdminOperationKind,
   type AdminResult,
   type RouteParams,
+  type AdminAlternativeAuth,
+  type AdminJsonResult,
+  type AdminBytesResult,
+  type AdminStreamResult,
 } from './admin-operation';
 export { adminJsonMaxDepth, adminPageSize, adminPathId, assertAdminJson, requireVendorProduct, encodeAdminCursor, pageOf, parseAdminInput, parseAdminPage, type AdminCursorPosition, type AdminPage } from './admin-input';
 export { adminPathPrefix, createAdminRouteTable, type AdminRouteTableDeps } from './admin-route-table';

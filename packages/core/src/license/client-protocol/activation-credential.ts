@@ -7,6 +7,7 @@ import type { ClientInfo } from '../requests/client-info';
 import type { MachineCredential } from '../payloads/machine-credential';
 import type { ActivationRequest } from '../requests/activation-request';
 import { readRevocationHead } from '../storage/revocation-store';
+import { grantAssetKeys } from '../asset-keys/asset-key-grant';
 import { signClientArtifact, type ClientProtocolContext } from './client-protocol-deps';
 import type { ActivationLicense } from './activation-store';
 import { licenseEntitlements, refreshSchedule, type LicenseStanding } from './license-standing';
@@ -67,7 +68,8 @@ export async function judgeBuild(gate: ReleaseGate | undefined, productId: strin
 /**
  * Builds and signs the machine credential of a seat: entitlements resolved now (with the standing's
  * tier, so a lapsed `fallback` license gets its fallback tier), the revocation epoch read in the same
- * transaction, timing from the policy. An offline credential is mode 0 and is refreshed at the
+ * transaction, timing from the policy, and the asset keys of the entitled features for the build's
+ * release wrapped to the request's KEM key (key 15, absent when there are none). An offline credential is mode 0 and is refreshed at the
  * license's end (or after a year); an online one is mode 1 when the policy requires heartbeats.
  *
  * @param context - The service context (signing epochs, clock).
@@ -81,7 +83,7 @@ export async function judgeBuild(gate: ReleaseGate | undefined, productId: strin
  * ```
  */
 export async function signMachineCredential(
-  context: Pick<ClientProtocolContext, 'signingEpochs'>,
+  context: Pick<ClientProtocolContext, 'signingEpochs' | 'assetKeys' | 'randomSource'>,
   tx: SqlClient,
   input: {
     license: ActivationLicense;
@@ -96,10 +98,21 @@ export async function signMachineCredential(
   const { license, standing, request, now } = input;
   const schedule = refreshSchedule(license.policy, standing, now);
   const offlineRefresh = standing.refreshBy ?? standing.expiresAt ?? now + offlineCredentialRefreshSeconds;
+  const entitlements = await licenseEntitlements(tx, license.vendorId, { product_id: license.productId, tier: standing.tier, overrides: license.entitlementOverrides });
+  const revocationEpoch = await readRevocationHead(tx);
+  const licenseId = hexDecode(license.licenseId);
+  const machineId = hexDecode(input.machineId);
+  const assetKeys = await grantAssetKeys(context.assetKeys, tx, {
+    releaseId: input.build.releaseId,
+    features: entitlements.features,
+    deviceKemKey: () => request.deviceKemKey,
+    context: { kind: 'machine-credential', productId: license.productId, licenseId, machineId, nonceEcho: request.nonce, issuedAt: now, revocationEpoch },
+    random: context.randomSource,
+  });
   const credential: MachineCredential = {
     protoVersion: 1,
-    licenseId: hexDecode(license.licenseId),
-    machineId: hexDecode(input.machineId),
+    licenseId,
+    machineId,
     fingerprint: request.fingerprint,
     devicePublicKey: request.devicePublicKey,
     nonceEcho: request.nonce,
@@ -107,10 +120,11 @@ export async function signMachineCredential(
     refreshAfter: input.offline ? Math.max(now, offlineRefresh) : schedule.refreshAfter,
     graceSeconds: schedule.graceSeconds,
     ...(standing.expiresAt === undefined ? {} : { expiresAt: standing.expiresAt }),
-    entitlements: await licenseEntitlements(tx, license.vendorId, { product_id: license.productId, tier: standing.tier, overrides: license.entitlementOverrides }),
-    revocationEpoch: await readRevocationHead(tx),
+    entitlements,
+    revocationEpoch,
     securityFloor: input.build.securityFloor,
     mode: !input.offline && license.policy.heartbeat_window_seconds !== null ? 1 : 0,
+    ...(assetKeys === undefined ? {} : { assetKeys }),
   };
   return signClientArtifact(context.signingEpochs(), 'machine-credential', credential, { productId: license.productId, now });
 }

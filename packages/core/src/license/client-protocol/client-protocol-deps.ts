@@ -19,6 +19,7 @@ import { signArtifact } from '../sign-artifact';
 import { pickSigningEpoch, type SigningEpoch } from '../signing-epochs';
 import { TrustChainError } from '../trust-chain-error';
 import type { SignatureVerifier } from '../verify-artifact';
+import { createAssetKeySource, type AssetKeySource } from '../asset-keys/asset-key-source';
 import { createEntitlementCache, type EntitlementCache } from './entitlement-cache';
 import { createDeviceKeyCache, type DeviceKeyCache } from './validation-one-trip';
 
@@ -100,6 +101,11 @@ export interface ClientProtocolDeps {
   readonly random?: RandomSource;
   /** Told about {@link ClientProtocolNotice}s; must not throw. */
   readonly notify?: (notice: ClientProtocolNotice) => void;
+  /**
+   * Where the asset keys credentials and tickets carry come from. Default: `createAssetKeySource` over
+   * `sql` and `masterKey` (cached per release, invalidated by the release-change channel of `sql`).
+   */
+  readonly assetKeySource?: AssetKeySource;
 }
 
 /** The subkeys the client protocol hashes with (HKDF-SHA-256 of the master key, salt `tollgate/license`). */
@@ -218,6 +224,8 @@ export interface ClientProtocolContext extends ClientProtocolDeps {
   readonly entitlementCache: EntitlementCache;
   /** Device keys by machine, so validate can check the proof before its one statement (see `spendValidationInOneTrip`). */
   readonly deviceKeys: DeviceKeyCache;
+  /** The asset keys of releases (see `ClientProtocolDeps.assetKeySource`). */
+  readonly assetKeys: AssetKeySource;
 }
 
 /**
@@ -241,5 +249,6 @@ export function clientProtocolContext(deps: ClientProtocolDeps): ClientProtocolC
     addressLimiter: deps.rateLimiter === undefined ? undefined : (deps.addressRateLimiter ?? createMemoryRateLimiter({ clock: deps.clock, maxKeys: 50_000 })),
     entitlementCache: createEntitlementCache({ clock: deps.clock }),
     deviceKeys: createDeviceKeyCache(),
+    assetKeys: deps.assetKeySource ?? createAssetKeySource({ sql: deps.sql, masterKey: deps.masterKey, clock: deps.clock }),
   };
 }

@@ -31,7 +31,8 @@ export async function readOfflineArchive(sql: SqlClient, licenseId: string, nonc
 
 /**
  * Wraps a machine credential into the signed offline answer (with the certificate of the epoch that
- * signed both, so an air-gapped device verifies it against its pinned root alone) and archives it by
+ * signed both, so an air-gapped device verifies it against its pinned root alone: the newest carry-over
+ * certificate of the epoch after a root rotation, else its primary one) and archives it by
  * (license, nonce) in the activation's transaction.
  *
  * @param tx - The activation's transaction.
@@ -48,7 +49,13 @@ export async function signOfflineAnswer(
   tx: SqlClient,
   input: { signer: Signer; credential: Uint8Array; license: ActivationLicense; machineId: string; nonce: Uint8Array; now: Date },
 ): Promise<Uint8Array> {
-  const { rows } = await tx.query<{ certificate: Uint8Array | null }>('SELECT certificate FROM license_epochs WHERE epoch_id = $1', [hexDecode(input.signer.kid)]);
+  // After a root rotation the epoch is listed under the newest carry-over certificate (another root's,
+  // migration 014), which a device pinning only the new root can verify; else the primary certificate.
+  const { rows } = await tx.query<{ certificate: Uint8Array | null }>(
+    `SELECT COALESCE((SELECT c.certificate FROM license_epoch_certificates c WHERE c.epoch_id = e.epoch_id ORDER BY c.created_at DESC LIMIT 1), e.certificate) AS certificate
+     FROM license_epochs e WHERE e.epoch_id = $1`,
+    [hexDecode(input.signer.kid)],
+  );
   const certificate = rows[0]?.certificate;
   if (certificate === undefined || certificate === null) throw new LicenseClientError(5000, 'The signing epoch has no stored certificate yet; retry shortly.', { status: 503, retryAfterSeconds: 1 });
   const serverTime = Math.floor(input.now.getTime() / 1000);

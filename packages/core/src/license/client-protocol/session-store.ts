@@ -15,6 +15,8 @@ export interface SessionMachine {
   readonly fingerprintHash: string;
   /** The key registered at activation: it checks the request's proof. */
   readonly devicePublicKey: Uint8Array;
+  /** The X25519 KEM key registered at activation (asset keys are wrapped to it), if any. */
+  readonly deviceKemKey: Uint8Array | null;
   readonly status: MachineStatus;
   readonly deactivationReason: 'client' | 'reclaimed' | null;
   readonly offline: boolean;
@@ -46,6 +48,7 @@ export type SessionRow = {
   product_id: string;
   fingerprint_hash: string;
   device_public_key: Uint8Array;
+  device_kem_key: Uint8Array | null;
   status: MachineStatus;
   deactivation_reason: 'client' | 'reclaimed' | null;
   offline: boolean;
@@ -85,7 +88,7 @@ export async function readSessionMachine(sql: SqlClient, ids: { productId: strin
 }
 
 /** @internal What a session read selects (aliases `m`, `l`, `p`), for statements that read the machine themselves. */
-export const sessionColumns = `m.machine_id, m.license_id, m.vendor_id, l.product_id, m.fingerprint_hash, m.device_public_key, m.status, m.deactivation_reason, m.offline,
+export const sessionColumns = `m.machine_id, m.license_id, m.vendor_id, l.product_id, m.fingerprint_hash, m.device_public_key, m.device_kem_key, m.status, m.deactivation_reason, m.offline,
             l.status AS license_status, l.revocation_reason, l.expires_at, l.tier, l.entitlement_overrides, l.version_scope_override, p.document,
             (SELECT seq FROM license_revocation_head WHERE singleton) AS revocation_epoch,
             (SELECT count(*) || '/' || COALESCE(sum(hashtext(c.kind || ':' || c.item_id || '=' || c.members::text)::bigint), 0)
@@ -103,6 +106,7 @@ export function sessionMachineOf(row: SessionRow): SessionMachine {
     productId: row.product_id,
     fingerprintHash: row.fingerprint_hash,
     devicePublicKey: row.device_public_key,
+    deviceKemKey: row.device_kem_key === null ? null : new Uint8Array(row.device_kem_key),
     status: row.status,
     deactivationReason: row.deactivation_reason,
     offline: row.offline,

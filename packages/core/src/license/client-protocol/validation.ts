@@ -9,6 +9,7 @@ import type { ValidationTicket, ValidationVerdict } from '../payloads/validation
 import { parseRecord } from '../record-codec';
 import { telemetryBlockSpec, type TelemetryBlock } from '../requests/telemetry';
 import type { ValidateRequest } from '../requests/validate-request';
+import { grantAssetKeys } from '../asset-keys/asset-key-grant';
 import { judgeBuild, type BuildVerdict } from './activation-credential';
 import { hashDeviceFingerprint, signClientArtifact, type ClientProtocolContext } from './client-protocol-deps';
 import { budgetRefusal, clientBudget, spendClientBudget } from './client-rate-limits';
@@ -17,6 +18,9 @@ import { licenseStanding, refreshSchedule, versionInScope } from './license-stan
 import { readSessionMachine, sessionNonceSpent, spendBudgetedSessionNonce, spendSessionNonce, type SessionMachine, type SessionNonceInput } from './session-store';
 import { storeTelemetryBlock } from './telemetry-intake';
 import { spendValidationInOneTrip } from './validation-one-trip';
+
+/** How far behind the server's clock a validating device's `client_time` may be before it counts as set back. */
+export const clientClockBehindSeconds = 86_400;
 
 /** The map key of the telemetry block in a ValidateRequest. */
 const telemetryKey = 11;
@@ -162,9 +166,13 @@ async function twoTrips(context: ClientProtocolContext, request: ValidateRequest
  * kill orders (license revoked 1, or 4/5 when revoked with reason code fraud/refund; machine revoked 2;
  * seat gone 3; release revoked 7), an unknown build (1007), a suspended or expired license (1000/403);
  * a client that saw a later revocation epoch or security floor than the server is reported through
- * `notify` (`rollback_reported`) and answered as usual (docs/protocol.md §14); the telemetry block, if it
- * passed both gates, is stored (best effort); and finally the ticket, whose verdict says
- * needs_reactivation (the fingerprint changed) or version_out_of_scope (restricted mode).
+ * `notify` (`rollback_reported`) and answered as usual (docs/protocol.md §14); the telemetry block, from the device
+ * the credential was issued to only (same fingerprint), goes to the intake (both gates, drop and clip
+ * counters; stored best effort); and finally the ticket, whose verdict says
+ * needs_reactivation (the fingerprint changed) or version_out_of_scope (restricted mode). A ticket with
+ * verdict 0 carries the asset keys of the entitled features for the reported release, wrapped to the
+ * machine's KEM key (key 15; from a per-release cache and the machine row already read, so asset keys
+ * add no database read once the release is cached).
  *
  * @param context - The service context.
  * @param input - The decoded body and the client address.
@@ -218,8 +226,12 @@ export async function validateMachine(context: ClientProtocolContext, input: { b
       details: { knownRevocationEpoch: request.knownRevocationEpoch, serverRevocationEpoch: machine.revocationEpoch, knownSecurityFloor: request.knownSecurityFloor, serverSecurityFloor: build.securityFloor },
     });
     reportSuspicion(context, { productId: machine.productId, licenseId: machine.licenseId, kind: 'clock_rollback' });
+  } else if (request.clientTime < now - clientClockBehindSeconds) {
+    // The device's clock is more than a day behind the server's: set back to stretch an offline
+    // window (the SDK's clock guard revalidates at once when that happens). A signal, not a refusal:
+    // a dead clock battery looks the same.
+    reportSuspicion(context, { productId: machine.productId, licenseId: machine.licenseId, kind: 'clock_rollback' });
   }
-  if (telemetry !== undefined && machine.policy.telemetry === 't1' && telemetry.consentVersion > 0) await storeTelemetryBlock(context, machine, telemetry, new Date(nowMs));
 
   const entitlements = await context.entitlementCache.entitlements(context.sql, machine.vendorId, { product_id: machine.productId, tier: standing.tier, overrides: machine.license.entitlementOverrides }, machine.catalogStamp);
   const schedule = refreshSchedule(machine.policy, standing, now);
@@ -227,6 +239,20 @@ export async function validateMachine(context: ClientProtocolContext, input: { b
   const verdict: ValidationVerdict = !sameDevice ? 1 : versionInScope(machine.license, machine.policy, build.appVersion) ? 0 : 2;
   // A machine credential presented with another fingerprint: copied to a second computer.
   if (!sameDevice) reportSuspicion(context, { productId: machine.productId, licenseId: machine.licenseId, kind: 'fingerprint_churn' });
+  // The intake applies both gates (policy tier, consent) and counts what they drop. Only the device the
+  // credential was issued to reports: a copy's usage would land under the real machine's pseudonym.
+  if (telemetry !== undefined && sameDevice) await storeTelemetryBlock(context, machine, telemetry, new Date(nowMs));
+  // Keys go only to the device the credential was issued to (same fingerprint), running a version its
+  // license covers, for the release it runs now.
+  const assetKeys = verdict !== 0
+    ? undefined
+    : await grantAssetKeys(context.assetKeys, context.sql, {
+        releaseId: build.releaseId,
+        features: entitlements.features,
+        deviceKemKey: () => machine.deviceKemKey,
+        context: { kind: 'validation-ticket', productId: machine.productId, licenseId: request.licenseId, machineId: request.machineId, nonceEcho: request.nonce, issuedAt: now, revocationEpoch: machine.revocationEpoch },
+        random: context.randomSource,
+      });
   const ticket: ValidationTicket = {
     protoVersion: 1,
     licenseId: request.licenseId,
@@ -243,6 +269,7 @@ export async function validateMachine(context: ClientProtocolContext, input: { b
     entitlements,
     ...(judgement?.kind === 'known' ? { releaseStatus: judgement.releaseStatus } : {}),
     ...(judgement?.kind === 'known' && judgement.forceUpgrade ? { refreshNow: true as const } : {}),
+    ...(assetKeys === undefined ? {} : { assetKeys }),
   };
   return (await signClientArtifact(context.signingEpochs(), 'validation-ticket', ticket, { productId: machine.productId, now })).envelope;
 }

@@ -1,6 +1,7 @@
 import { cborRecord, field, optionalField, recordField, type CborRecordSpec } from '../cbor-record';
 import { licenseWireLengths } from '../protocol';
 import { boundedBytesSchema, bytesSchema, codeSchema, protoVersionSchema, uintSchema } from '../schemas';
+import { wrappedAssetKeysSpec, type WrappedAssetKeys } from '../asset-keys/asset-key-wire';
 import { entitlementsSpec, type Entitlements } from './entitlements';
 
 /** How a credential may be used: `0` offline-capable (grace applies), `1` online-enforced. */
@@ -27,6 +28,7 @@ export type CredentialMode = 0 | 1;
  * | 12 | securityFloor | uint |
  * | 13 | mode | uint, 0 offline-capable, 1 online-enforced |
  * | 14? | sealedSecret | bstr(1–256), reserved: credential secret sealed to the device KEM key |
+ * | 15? | assetKeys | WrappedAssetKeys: the keys of the entitled features for the device's release, wrapped to its KEM key |
  */
 export interface MachineCredential {
   protoVersion: 1;
@@ -44,6 +46,7 @@ export interface MachineCredential {
   securityFloor: number;
   mode: CredentialMode;
   sealedSecret?: Uint8Array;
+  assetKeys?: WrappedAssetKeys;
 }
 
 /** Layout of {@link MachineCredential}. */
@@ -63,4 +66,5 @@ export const machineCredentialSpec: CborRecordSpec<MachineCredential> = cborReco
   securityFloor: field(12, uintSchema),
   mode: field(13, codeSchema([0, 1] as const, 'credential mode')),
   sealedSecret: optionalField(14, boundedBytesSchema(1, 256)),
+  assetKeys: recordField(15, wrappedAssetKeysSpec, true),
 });

@@ -2,6 +2,7 @@ import * as v from 'valibot';
 import { cborRecord, field, optionalField, recordField, type CborRecordSpec } from '../cbor-record';
 import { licenseWireLengths } from '../protocol';
 import { bytesSchema, codeSchema, protoVersionSchema, uintSchema } from '../schemas';
+import { wrappedAssetKeysSpec, type WrappedAssetKeys } from '../asset-keys/asset-key-wire';
 import { entitlementsSpec, type Entitlements } from './entitlements';
 
 /** Verdict of a validation: `0` ok, `1` needs reactivation, `2` version out of scope (restricted mode). */
@@ -31,6 +32,7 @@ export type ReleaseStatus = 0 | 1 | 2;
  * | 12? | entitlements | Entitlements, when they changed |
  * | 13? | releaseStatus | uint 0–2 |
  * | 14? | refreshNow | true; absent = false |
+ * | 15? | assetKeys | WrappedAssetKeys: the keys of the entitled features for the device's release, wrapped to its KEM key |
  */
 export interface ValidationTicket {
   protoVersion: 1;
@@ -48,6 +50,7 @@ export interface ValidationTicket {
   entitlements?: Entitlements;
   releaseStatus?: ReleaseStatus;
   refreshNow?: true;
+  assetKeys?: WrappedAssetKeys;
 }
 
 /** Layout of {@link ValidationTicket}. */
@@ -67,4 +70,5 @@ export const validationTicketSpec: CborRecordSpec<ValidationTicket> = cborRecord
   entitlements: recordField(12, entitlementsSpec, true),
   releaseStatus: optionalField(13, codeSchema([0, 1, 2] as const, 'release status')),
   refreshNow: optionalField(14, v.literal(true, 'refreshNow is true or absent')),
+  assetKeys: recordField(15, wrappedAssetKeysSpec, true),
 });

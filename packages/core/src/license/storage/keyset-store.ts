@@ -34,13 +34,19 @@ export interface BuildKeysetOptions {
 }
 
 /**
- * Builds the keyset from the database: the certificates of every certified epoch, **active or
- * revoked**, that verifies against `pinnedRoots`, ordered by `notBefore` then epoch id, and the
+ * Builds the keyset from the database: for every certified epoch, **active or revoked**, one
+ * certificate that verifies against `pinnedRoots`, ordered by `notBefore` then epoch id, and the
  * revocation head.
  *
- * - Only certificates that verify against the pins are listed (the others come back in `skipped`):
- *   a certificate from a root that is no longer pinned, or from a dev root in a database now served
- *   with real pins, would otherwise make clients that pin differently skip it or refuse the keyset.
+ * - An epoch may hold several certificates: its primary one and **carry-over** certificates issued by
+ *   later roots at a root rotation (`license_epoch_certificates`, see `addCarryOverCertificate`). The
+ *   keyset lists the most recently added one that verifies against the pins (a client refuses a keyset
+ *   listing an epoch twice). After a rotation every epoch is therefore listed under the new root, which
+ *   clients of the old generation (pinning old and next) and of the new one (pinning new and next) both
+ *   pin, and removing the old root from `LICENSE_ROOT_PUBLIC_KEYS` no longer drops its epochs.
+ * - Only certificates that verify against the pins are listed (epochs with none come back in
+ *   `skipped`): a certificate from a root that is no longer pinned, or from a dev root in a database now
+ *   served with real pins, would otherwise make clients that pin differently skip it or refuse the keyset.
  * - Revoked epochs stay listed: the revocation batches they signed before they were revoked must stay
  *   verifiable for clients replaying the feed from `since=0`. Clients learn of the revocation itself
  *   from the feed (the batch that names the epoch, see `publishRevocationBatch`) and refuse everything
@@ -62,21 +68,44 @@ export interface BuildKeysetOptions {
  */
 export async function buildKeyset(sql: SqlClient, options: BuildKeysetOptions): Promise<PublishedKeyset> {
   assertPinnedRoots(options.pinnedRoots);
+  // Per epoch (newest notBefore first), its certificates newest first: carry-overs, then the primary.
   const { rows } = await sql.query<{ epoch_id: Uint8Array; certificate: Uint8Array }>(
-    `SELECT epoch_id, certificate FROM license_epochs WHERE status IN ('active', 'revoked') ORDER BY not_before DESC, epoch_id DESC`,
+    `SELECT e.epoch_id, c.certificate
+       FROM license_epochs e
+       CROSS JOIN LATERAL (
+         SELECT e.certificate AS certificate, COALESCE(e.activated_at, e.created_at) AS added_at
+         UNION ALL
+         SELECT x.certificate, x.created_at FROM license_epoch_certificates x WHERE x.epoch_id = e.epoch_id
+       ) c
+      WHERE e.status IN ('active', 'revoked')
+      ORDER BY e.not_before DESC, e.epoch_id DESC, c.added_at DESC`,
   );
   const listed: { epochIdHex: string; certificate: Uint8Array }[] = [];
   const skipped: SkippedCertificate[] = [];
-  for (const row of rows) {
-    const epochIdHex = hexEncode(row.epoch_id);
+  const verify = (certificate: Uint8Array): ArtifactErrorReason | undefined => {
     try {
-      verifyEpochCertificate(row.certificate, { pinnedRoots: options.pinnedRoots, ...(options.verify === undefined ? {} : { verify: options.verify }) });
+      verifyEpochCertificate(certificate, { pinnedRoots: options.pinnedRoots, ...(options.verify === undefined ? {} : { verify: options.verify }) });
+      return undefined;
     } catch (error) {
       if (!isArtifactError(error)) throw error;
-      skipped.push({ epochIdHex, reason: error.reason });
-      continue;
+      return error.reason;
     }
-    if (listed.length < maxKeysetCertificates) listed.push({ epochIdHex, certificate: row.certificate });
+  };
+  let index = 0;
+  while (index < rows.length) {
+    const epochId = (rows[index] as { epoch_id: Uint8Array }).epoch_id;
+    const epochIdHex = hexEncode(epochId);
+    let chosen: Uint8Array | undefined;
+    let firstFailure: ArtifactErrorReason | undefined;
+    for (; index < rows.length && hexEncode((rows[index] as { epoch_id: Uint8Array }).epoch_id) === epochIdHex; index += 1) {
+      if (chosen !== undefined) continue;
+      const certificate = (rows[index] as { certificate: Uint8Array }).certificate;
+      const failure = verify(certificate);
+      if (failure === undefined) chosen = certificate;
+      else firstFailure ??= failure;
+    }
+    if (chosen === undefined) skipped.push({ epochIdHex, reason: firstFailure ?? 'unpinned_root' });
+    else if (listed.length < maxKeysetCertificates) listed.push({ epochIdHex, certificate: chosen });
   }
   listed.reverse();
   const revocationEpoch = await readRevocationHead(sql);

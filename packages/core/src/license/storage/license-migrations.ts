@@ -12,6 +12,14 @@ import clientProtocolSql from './migrations/010_client_protocol.sql';
 import accountSessionsSql from './migrations/011_account_sessions.sql';
 import trustChainHardeningSql from './migrations/012_trust_chain_hardening.sql';
 import suspicionAlertsSql from './migrations/013_suspicion_alerts.sql';
+import epochAdministrationSql from './migrations/014_epoch_administration.sql';
+import assetKeysSql from './migrations/015_asset_keys.sql';
+import integritySigningSql from './migrations/016_integrity_signing.sql';
+import billingWebhooksSql from './migrations/017_billing_webhooks.sql';
+import telemetrySql from './migrations/018_telemetry.sql';
+import analyticsSql from './migrations/019_analytics.sql';
+import analyticsSubscriptionsSql from './migrations/020_analytics_subscriptions.sql';
+import dataSubjectRequestsSql from './migrations/021_data_subject_requests.sql';
 
 /**
  * The license service's tables (`license_…`): the `license` migration domain. Run after
@@ -38,4 +46,12 @@ export const licenseMigrations: MigrationSet = defineMigrations('license', {
   '011_account_sessions.sql': accountSessionsSql,
   '012_trust_chain_hardening.sql': trustChainHardeningSql,
   '013_suspicion_alerts.sql': suspicionAlertsSql,
+  '014_epoch_administration.sql': epochAdministrationSql,
+  '015_asset_keys.sql': assetKeysSql,
+  '016_integrity_signing.sql': integritySigningSql,
+  '017_billing_webhooks.sql': billingWebhooksSql,
+  '018_telemetry.sql': telemetrySql,
+  '019_analytics.sql': analyticsSql,
+  '020_analytics_subscriptions.sql': analyticsSubscriptionsSql,
+  '021_data_subject_requests.sql': dataSubjectRequestsSql,
 });

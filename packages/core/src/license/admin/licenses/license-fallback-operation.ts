@@ -33,7 +33,8 @@ async function lapseOutcome(sql: SqlClient, license: LicenseRecord, terms: Polic
 /**
  * `GET /v1/admin/licenses/:licenseId/preview-fallback` (scope `licenses:rw`): what the license would
  * grant if its billing subscription lapsed, without changing anything. 404 `not_found` when the license
- * has no subscription. The answer names the subscription, the entitlements that apply now (tier and
+ * has no subscription. The answer names the subscription (with the newest billing event applied to it,
+ * and `access_until`, the license expiry billing set), the entitlements that apply now (tier and
  * overrides) and, by the policy's `expiry_behavior`, what applies on lapse: `deny` (nothing), `grace`
  * (today's entitlements for the policy's `validation_grace_seconds`, then nothing) or `fallback` (the
  * policy's `fallback_tier`, without the license's overrides).
@@ -68,9 +69,15 @@ export const licensePreviewFallbackOperation = adminOperation({
         license_id: licenseId,
         subscription: {
           provider: subscription.provider,
+          subscription_id: subscription.externalId,
           status: subscription.status,
           current_period_end: subscription.currentPeriodEnd?.toISOString() ?? null,
+          // The newest billing event applied (older ones arriving late are not applied).
+          last_event_id: subscription.lastEventId,
+          last_event_at: subscription.lastEventAt?.toISOString() ?? null,
         },
+        // When access ends as billing set it (period end plus the dunning grace, or the cancellation's end).
+        access_until: license.expiresAt?.toISOString() ?? null,
         lapses_at: subscription.currentPeriodEnd?.toISOString() ?? null,
         expiry_behavior: policy.terms.expiry_behavior,
         current,

@@ -2,19 +2,37 @@ import type { SqlClient } from '../../../storage/sql-client';
 import { createSqlMachineStore, type MachineRecord } from './machine-store';
 
 /**
+ * The scan budget of one erasure (the spec's DSR bounds MAX_SCAN_DATES, MAX_SCAN_RECORDS,
+ * MAX_MATCHED_KEYS). A step that scans stored records charges what it reads **before** it deletes:
+ * `charge` throws when a bound would be crossed, and the erasure's transaction then rolls back whole.
+ */
+export interface ErasureScanBudget {
+  /**
+   * Charges one scan.
+   *
+   * @param use - `dates`: the days (`YYYY-MM-DD`, UTC) the scan covers, counted once per request however
+   *   often charged; `records`: rows it reads; `matched`: rows of the subject it found (and will delete).
+   * @throws DsrBoundExceededError naming the bound.
+   */
+  charge(use: { readonly dates?: readonly string[]; readonly records?: number; readonly matched?: number }): void;
+}
+
+/**
  * One step of a machine's erasure (`DELETE /v1/admin/machines/{id}` and DSR delete): it removes one kind
  * of data tied to the machine.
  *
  * Contract: `run` executes inside the erasure's transaction (every step and the audit event commit
  * together, or nothing is erased) and returns how many rows it removed; `preview` reads only and returns
  * how many `run` would remove now, for the dry run. Steps must not touch audit events (they outlive
- * erasure by design) or aggregate tables (they hold no subject identifiers).
+ * erasure by design) or aggregate tables (they hold no subject identifiers). A step that scans stored
+ * records charges `scan` (when given) with what it reads, in `preview` and in `run` alike, before it
+ * deletes anything; a step that does not is charged its returned count as matched keys.
  */
 export interface MachineErasureStep {
   /** What the step erases, as the answer names it (`machine`, `telemetry`, …). */
   readonly name: string;
-  preview(sql: SqlClient, machine: MachineRecord): Promise<number>;
-  run(tx: SqlClient, machine: MachineRecord): Promise<number>;
+  preview(sql: SqlClient, machine: MachineRecord, scan?: ErasureScanBudget): Promise<number>;
+  run(tx: SqlClient, machine: MachineRecord, scan?: ErasureScanBudget): Promise<number>;
 }
 
 /** The machine's own row: the last step, after everything that references it. */
@@ -27,12 +45,14 @@ export const machineRecordErasure: MachineErasureStep = {
 /**
  * The erasure cascade of a machine, run in order. Work that keeps more data about a machine (activation
  * records, telemetry, projections) adds its step **before** {@link machineRecordErasure}, so rows that
- * reference the machine go first; a step placed after it would meet the foreign key and fail loudly.
+ * reference the machine go first; a step placed after it would meet the foreign key and fail loudly. The
+ * Admin API's erasure (`DELETE /machines/{id}`, DSR delete) builds its cascade from the subject data
+ * sources instead (`dsrMachineSteps`), ending with the same {@link machineRecordErasure}.
  *
  * @example
  * ```ts
- * import { machineErasureSteps, machineOperations } from '@tollgate/core';
- * const operations = machineOperations({ ...deps, erasureSteps: [telemetryErasure, ...machineErasureSteps] });
+ * import { eraseMachine, machineErasureSteps, telemetryErasureStep } from '@tollgate/core';
+ * const erased = await eraseMachine(tx, machine, [telemetryErasureStep(masterKey), ...machineErasureSteps]);
  * ```
  */
 export const machineErasureSteps: readonly MachineErasureStep[] = Object.freeze([machineRecordErasure]);
@@ -43,6 +63,7 @@ export const machineErasureSteps: readonly MachineErasureStep[] = Object.freeze(
  * @param sql - The database.
  * @param machine - The machine.
  * @param steps - The cascade.
+ * @param scan - The scan budget the steps charge (none: unbounded).
  * @returns Rows per step name.
  * @example
  * ```ts
@@ -50,9 +71,9 @@ export const machineErasureSteps: readonly MachineErasureStep[] = Object.freeze(
  * const wouldErase = await previewMachineErasure(sql, machine, machineErasureSteps);
  * ```
  */
-export async function previewMachineErasure(sql: SqlClient, machine: MachineRecord, steps: readonly MachineErasureStep[]): Promise<Record<string, number>> {
+export async function previewMachineErasure(sql: SqlClient, machine: MachineRecord, steps: readonly MachineErasureStep[], scan?: ErasureScanBudget): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
-  for (const step of steps) counts[step.name] = (counts[step.name] ?? 0) + (await step.preview(sql, machine));
+  for (const step of steps) counts[step.name] = (counts[step.name] ?? 0) + (await step.preview(sql, machine, scan));
   return counts;
 }
 
@@ -62,6 +83,7 @@ export async function previewMachineErasure(sql: SqlClient, machine: MachineReco
  * @param tx - The erasure's transaction.
  * @param machine - The machine (locked by `tx`).
  * @param steps - The cascade.
+ * @param scan - The scan budget the steps charge (none: unbounded).
  * @returns Rows removed per step name.
  * @example
  * ```ts
@@ -69,8 +91,8 @@ export async function previewMachineErasure(sql: SqlClient, machine: MachineReco
  * const erased = await eraseMachine(call.sql, machine, machineErasureSteps);
  * ```
  */
-export async function eraseMachine(tx: SqlClient, machine: MachineRecord, steps: readonly MachineErasureStep[]): Promise<Record<string, number>> {
+export async function eraseMachine(tx: SqlClient, machine: MachineRecord, steps: readonly MachineErasureStep[], scan?: ErasureScanBudget): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
-  for (const step of steps) counts[step.name] = (counts[step.name] ?? 0) + (await step.run(tx, machine));
+  for (const step of steps) counts[step.name] = (counts[step.name] ?? 0) + (await step.run(tx, machine, scan));
   return counts;
 }

@@ -6,15 +6,11 @@ import { adminOperation, adminRevokeBodyLimit, type AdminOperation } from '../ad
 import { adminPathId, pageOf, parseAdminInput, parseAdminPage } from '../admin-input';
 import { announceRevocationAfterCommit, publishAdminRevocation, type AdminRevocationDeps } from '../licenses/admin-revocation';
 import { revokeBodySchema } from '../licenses/license-schemas';
-import { eraseMachine, machineErasureSteps, previewMachineErasure, type MachineErasureStep } from './machine-erasure';
 import { requireLicense } from '../licenses/license-access';
 import { createSqlMachineStore, machineView } from './machine-store';
 
 /** What the machine operations need (`machineOperations(deps)`). */
-export interface MachineOperationsDeps extends AdminRevocationDeps {
-  /** The erasure cascade; {@link machineErasureSteps} by default. */
-  readonly erasureSteps?: readonly MachineErasureStep[];
-}
+export type MachineOperationsDeps = AdminRevocationDeps;
 
 const listMachinesQuerySchema = v.object({
   license_id: v.optional(
@@ -36,12 +32,11 @@ const listMachinesQuerySchema = v.object({
  *   already_revoked, would_publish_batch }`; confirmed, the row is locked without waiting (409
  *   `revocation_in_progress`), a revoked machine (also one revoked with its license) is 409
  *   `already_revoked`, and a batch naming the machine is published in the same transaction.
- * - `DELETE /machines/:machineId` (scope `machines:rw`, destructive): erasure. Dry run `{ dry_run: true,
- *   machine_id, license_id, would_erase }` counts per cascade step; confirmed, every step of the
- *   cascade runs in one transaction and the answer is `{ machine_id, erased, audit_tombstone: false }`.
- *   The audit event names only ids and counts: nothing of the erased device survives in it.
  *
- * @param deps - Signing epochs, post-commit revocation notice, erasure cascade.
+ * `DELETE /machines/:machineId` (erasure) is the data-subject delete of one machine: `dsrOperations`
+ * (license/dsr) registers it with the full cascade of every subject data source.
+ *
+ * @param deps - Signing epochs, post-commit revocation notice.
  * @returns The operations.
  * @example
  * ```ts
@@ -50,7 +45,6 @@ const listMachinesQuerySchema = v.object({
  * ```
  */
 export function machineOperations(deps: MachineOperationsDeps): AdminOperation[] {
-  const steps = deps.erasureSteps ?? machineErasureSteps;
   return [
     adminOperation({
       method: 'GET',
@@ -105,27 +99,6 @@ export function machineOperations(deps: MachineOperationsDeps): AdminOperation[]
         });
         announceRevocationAfterCommit(deps, { table: 'license_machines', idColumn: 'machine_id', id: machineId, seq: batch.seq });
         return { body: { dry_run: false, machine: machineView(revoked), revocation: { seq: batch.seq } } };
-      },
-    }),
-    adminOperation({
-      method: 'DELETE',
-      path: '/machines/:machineId',
-      scopes: ['machines:rw'],
-      kind: 'destructive',
-      maxBodyBytes: 0,
-      run: async (call) => {
-        const machineId = adminPathId(call.params.machineId, 'machine');
-        const machines = createSqlMachineStore(call.sql);
-        if (call.dryRun) {
-          const machine = await machines.get(call.actor.vendorId, machineId);
-          if (machine === undefined) throw new AdminError('not_found', 'No such machine.');
-          return { body: { dry_run: true, machine_id: machineId, license_id: machine.licenseId, would_erase: await previewMachineErasure(call.sql, machine, steps) } };
-        }
-        const lock = await machines.lock(call.actor.vendorId, machineId, { nowait: false });
-        if (lock.kind !== 'locked') throw new AdminError('not_found', 'No such machine.');
-        const erased = await eraseMachine(call.sql, lock.machine, steps);
-        await call.audit({ action: 'machine.erase', targetType: 'machine', targetId: machineId, summary: { license_id: lock.machine.licenseId, erased } });
-        return { body: { dry_run: false, machine_id: machineId, license_id: lock.machine.licenseId, erased, audit_tombstone: false } };
       },
     }),
   ];

@@ -1,13 +1,16 @@
 /**
  * The telemetry block at key 11 of `POST /v1/validate`, over real HTTP: stored (clipped to the field
  * caps) when the policy permits telemetry and the user consented, dropped otherwise; a block over 512
- * bytes or of another shape is dropped too, and the validation never fails because of it.
+ * bytes or of another shape is dropped too, and the validation never fails because of it. (Moved here
+ * from test/client-validate-telemetry.test.ts when migration 018 keyed raw rows by pseudonym: the stored
+ * columns are re-encoded as the block's canonical CBOR, which is byte-exact.)
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeCanonical, encodeCanonical, requestProofMessage, type CborKey, type CborValue, type TelemetryBlock } from '@tollgate/core';
-import { openClientBench, postCbor, validateBody, type ClientBench } from './client-harness';
-import { errorOf, licensedDevice, ticketOf } from './client-session-helpers';
-import { serverEngines } from './helpers';
+import { openClientBench, postCbor, validateBody, type ClientBench } from '../client-harness';
+import { errorOf, licensedDevice, ticketOf } from '../client-session-helpers';
+import { serverEngines } from '../helpers';
+import { allowFeatures, subjectOf, telemetryEnv, twoCharacterIds } from './telemetry-fixtures';
 
 /** The canonical size of a block, as the server measures it. */
 const size = (block: TelemetryBlock) =>
@@ -21,6 +24,9 @@ const size = (block: TelemetryBlock) =>
       [5, block.daysActive],
     ])
   ).length;
+
+/** A 64-character id (the catalog's longest), distinct per index. */
+const longId = (index: number) => `${String(index).padStart(3, '0')}${'f'.repeat(61)}`;
 
 const telemetry = (fields: Partial<TelemetryBlock> = {}): TelemetryBlock => ({
   consentVersion: 3,
@@ -36,20 +42,32 @@ const telemetry = (fields: Partial<TelemetryBlock> = {}): TelemetryBlock => ({
 });
 
 for (const engine of serverEngines) {
-  describe(`POST /v1/validate: telemetry at key 11 [${engine.name}]`, () => {
+  describe(`POST /v1/validate: the telemetry block as stored [${engine.name}]`, () => {
     let bench: ClientBench;
     beforeAll(async () => {
-      bench = await openClientBench(engine);
+      bench = await openClientBench(engine, telemetryEnv);
+      // Only catalog feature ids are stored: publish every id these tests expect back.
+      const longIds = [...Array.from({ length: 8 }, (_, index) => longId(index)), ...Array.from({ length: 64 }, (_, index) => 'z'.repeat(index + 1))];
+      await allowFeatures(bench.admin.sql, bench.admin.vendorA, ['edit', 'export.pdf', 'b', ...twoCharacterIds(70), ...longIds]);
     }, 120_000);
     afterAll(() => bench?.close());
 
+    type StoredRow = { consent_version: string; window_start: string; session_count: number; feature_hits: Record<string, number>; days_active: number } & Record<`duration_${string}`, string>;
+    /** The machine's stored blocks, each as its canonical CBOR again. */
     const telemetryRows = async (machineId: string) =>
-      (
-        await bench.admin.sql.query<{ consent_version: string; block: Uint8Array }>(
-          'SELECT consent_version, block FROM license_telemetry_raw WHERE machine_id = $1 ORDER BY telemetry_id',
-          [machineId]
-        )
-      ).rows;
+      (await bench.admin.sql.query<StoredRow>('SELECT * FROM license_telemetry_raw WHERE subject = $1 ORDER BY telemetry_id', [subjectOf(machineId)])).rows.map((row) => ({
+        consent_version: row.consent_version,
+        block: encodeCanonical(
+          new Map<number, CborValue>([
+            [0, Number(row.consent_version)],
+            [1, Number(row.window_start)],
+            [2, row.session_count],
+            [3, [row.duration_under_5m, row.duration_under_30m, row.duration_under_2h, row.duration_2h_plus].map(Number)],
+            [4, new Map(Object.entries(row.feature_hits))],
+            [5, row.days_active],
+          ])
+        ),
+      }));
 
     it('stores a block of at most 512 bytes when the policy permits telemetry and consent_version > 0', async () => {
       const licensed = await licensedDevice(bench, { telemetry: 't1' });
@@ -85,9 +103,9 @@ for (const engine of serverEngines) {
     it('stores a block of exactly 512 bytes as sent', async () => {
       const licensed = await licensedDevice(bench, { telemetry: 't1' });
       const hits = new Map<string, number>();
-      for (let index = 0; size(telemetry({ featureHits: hits })) < 512 - 110; index += 1) hits.set(`${String(index).padStart(3, '0')}${'f'.repeat(97)}`, 1);
+      for (let index = 0; size(telemetry({ featureHits: hits })) < 512 - 60; index += 1) hits.set(longId(index), 1);
       let block: TelemetryBlock | undefined;
-      for (let length = 1; length <= 128 && block === undefined; length += 1) {
+      for (let length = 1; length <= 64 && block === undefined; length += 1) {
         const candidate = telemetry({ featureHits: new Map([...hits, ['z'.repeat(length), 1]]) });
         if (size(candidate) === 512) block = candidate;
       }
@@ -112,7 +130,8 @@ for (const engine of serverEngines) {
       expect(stored.get(2)).toBe(10_000);
       expect(stored.get(5)).toBe(28);
       const hits = stored.get(4) as Map<string, number>;
-      // Canonical order (shorter keys first): "b" with its hits clipped, then the first 63 two-character ids; the 129-character id is dropped.
+      // Canonical order (shorter keys first): "b" with its hits clipped, then the first 63 two-character ids
+      // (all catalog features); the 129-character id is dropped.
       expect(hits.size).toBe(64);
       expect(hits.get('b')).toBe(10_000);
       expect(hits.has('1r')).toBe(false);

@@ -1,0 +1,34 @@
+import { epochOperations } from '@tollgate/core';
+import { verifyEd25519Node } from '@tollgate/core/node';
+import type { LicenseModule, LicenseModuleContext } from './license-module';
+
+/**
+ * Epoch administration: `GET/POST /v1/admin/epochs`, `GET /v1/admin/epochs/{id}` and the two-actor
+ * `POST /v1/admin/epochs/{id}/revoke` (scope `epochs:rw`, revoke also `revoke`). Committed changes of the
+ * trust chain reach this instance's trust state as change notices (a revoked epoch's signer retires at
+ * once, the keyset is republished); other instances hear the database's own notices
+ * (`trust-change-listener.ts`), or their periodic refresh.
+ *
+ * @param context - Database, trust state, pins, config (`config.epochs`).
+ * @returns The module's Admin operations.
+ *
+ * @example
+ * ```ts
+ * import { epochsModule } from './modules/epochs-module';
+ * const { adminOperations } = epochsModule(context);
+ * ```
+ */
+export function epochsModule(context: LicenseModuleContext): LicenseModule {
+  const { sql, trust, pinnedRoots, config } = context;
+  return {
+    adminOperations: epochOperations({
+      sql,
+      pinnedRoots,
+      signingEpochs: () => trust.signingEpochs(),
+      approvalWindowSeconds: config.epochs.revokeApprovalSeconds,
+      globalEpochVendors: config.epochs.globalEpochVendors,
+      afterTrustChange: (notice) => trust.applyChangeNotice(notice),
+      verify: verifyEd25519Node,
+    }),
+  };
+}
