@@ -187,6 +187,10 @@ export async function startLicenseServer(config: LicenseConfig, options: StartLi
                 logger,
                 alsoListen: [{ channel: releaseChangeChannel, apply: (payload) => applyReleaseChangeNotice(releaseChangesOf(database.sql), payload) }],
               });
+        // An instance that answers requests must already hear its peers: a change committed between our
+        // start and a late LISTEN would otherwise wait for the periodic refresh. A failed first connection
+        // does not stop the start (the listener keeps retrying and the refresh covers the gap).
+        await trustListener?.ready.catch(() => undefined);
         const alerts = startSuspicionAlertJob({ sql: database.sql, signingRoot: deriveLicenseSubkey(masterKey, licenseSubkeyLabels.alertSigning), clock, logger, ...options.alerts });
         const adminProvisioning: AdminProvisioningContext = { sql: database.sql, masterKey, tokenPrefix: config.adminTokenPrefix, audit, clock };
         return {
