@@ -1,8 +1,10 @@
 /**
- * `@tollgate/admin-client`: typed client of the license service's Admin API (resources, idempotency keys,
- * dry runs, response-size cap). Its resources arrive with the Admin API itself; the package is part of the
- * workspace now so that it is versioned with the other four.
+ * `@tollgate/admin-client`: typed client of the license service's Admin API — one group per resource,
+ * an idempotency key on every mutation (reused across retries), dry runs by default on destructive
+ * calls, typed errors carrying the server's code, and a response-size cap.
  *
  * @packageDocumentation
  */
-export {};
+export { createAdminClient, type AdminClient } from './client';
+export type { AdminClientOptions } from './transport';
+export type * from './transport-types';
