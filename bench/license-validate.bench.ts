@@ -14,6 +14,11 @@
  * the slice spends; the bare route gets the same bodies. The servers' rate limits are raised (see
  * validate-servers.ts) so they never refuse the load generator.
  *
+ * Where the CPU goes (Linux only, from /proc): per case, the CPU milliseconds per request of this process
+ * (the load generator), of the servers' child process, and of the PostgreSQL backends connected to the
+ * bench database (when the server runs on this host), over the 16-connection slices. On a shared machine
+ * the rate is bounded by their sum: two cores give at most 2000 / (sum) requests per second.
+ *
  * Interleaved rounds, same-run ratios with the range of the per-round values; it asserts nothing.
  * Environment: BENCH_ROUNDS (default 5), BENCH_SLICE_MS per case and round (default 3000, also the
  * latency slices), BENCH_CONCURRENCY (default 16), BENCH_DEVICES (default 16), BENCH_PROF=1, and
@@ -34,6 +39,7 @@ import {
   type UnsignedDeviceRequest,
 } from '@tollgate/core';
 import { createNodeEd25519Signer } from '@tollgate/core/node';
+import { readdirSync, readFileSync } from 'node:fs';
 import { startBenchChild } from './gateway/child-process';
 import { percentile, rotating, runLoad } from './gateway/request-load';
 import type { LicenseTarget, ValidateTargets } from './license/validate-servers';
@@ -140,8 +146,78 @@ function spending(pool: Uint8Array[]): () => Uint8Array | undefined {
   return () => pool[index++];
 }
 
+/** CPU milliseconds of a process so far (utime + stime of /proc/<pid>/stat), or `undefined` when unreadable. */
+function processCpuMs(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name: state is field 3, ppid 4, utime 14, stime 15 (clock ticks, 100 a second on Linux).
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The pids of this process's children (the servers' child), from /proc. */
+function childPids(): number[] {
+  try {
+    return readdirSync('/proc')
+      .filter((name) => /^\d+$/.test(name))
+      .map(Number)
+      .filter((pid) => {
+        try {
+          const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+          return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === process.pid;
+        } catch {
+          return false;
+        }
+      });
+  } catch {
+    return [];
+  }
+}
+
+/** CPU use per process group, in ms so far: this process, the servers' child, PostgreSQL backends by pid. */
+interface CpuSnapshot {
+  loadGenerator: number;
+  servers: number;
+  backends: Map<number, number>;
+}
+
+/** Reads a {@link CpuSnapshot}; the backends are those `backendPids` lists (empty without PostgreSQL). */
+async function cpuSnapshot(serverPids: readonly number[], backendPids: () => Promise<number[]>): Promise<CpuSnapshot> {
+  const usage = process.cpuUsage();
+  const backends = new Map<number, number>();
+  for (const pid of await backendPids()) {
+    const ms = processCpuMs(pid);
+    if (ms !== undefined) backends.set(pid, ms);
+  }
+  return { loadGenerator: (usage.user + usage.system) / 1000, servers: serverPids.reduce((sum, pid) => sum + (processCpuMs(pid) ?? 0), 0), backends };
+}
+
+/** CPU milliseconds spent between two snapshots; a backend that appeared in between counts from its start. */
+function cpuSpent(before: CpuSnapshot, after: CpuSnapshot): { loadGenerator: number; servers: number; backends: number } {
+  let backends = 0;
+  for (const [pid, ms] of after.backends) backends += ms - (before.backends.get(pid) ?? 0);
+  return { loadGenerator: after.loadGenerator - before.loadGenerator, servers: after.servers - before.servers, backends };
+}
+
 function rangeOf(values: readonly number[], digits: number): string {
   return `${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}`;
+}
+
+/** Lists the pids of the PostgreSQL backends connected to the bench database (none without BENCH_DATABASE_URL). */
+async function postgresBackendPids(): Promise<{ list: () => Promise<number[]>; close: () => Promise<void> }> {
+  const serverUrl = process.env['BENCH_DATABASE_URL'];
+  if (serverUrl === undefined || serverUrl === '') return { list: async () => [], close: async () => {} };
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  return {
+    // The name validate-servers.ts gives the bench database; this client's own backend is another database's.
+    list: async () => (await client.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE datname = 'tollgate_bench_license'")).rows.map((row) => row.pid),
+    close: () => client.end(),
+  };
 }
 
 export default async function bench(): Promise<void> {
@@ -156,6 +232,17 @@ export default async function bench(): Promise<void> {
     const expected = new Map<string, number>();
     let exhaustedSlices = 0;
 
+    const serverPids = childPids();
+    const backendPids = await postgresBackendPids();
+    const cpu = new Map<string, { loadGenerator: number; servers: number; backends: number; requests: number }>();
+    const measureCpu = async (name: string, durationMs: number, connections: number) => {
+      const before = await cpuSnapshot(serverPids, backendPids.list);
+      const result = await measure(name, durationMs, connections);
+      const spent = cpuSpent(before, await cpuSnapshot(serverPids, backendPids.list));
+      const total = cpu.get(name) ?? { loadGenerator: 0, servers: 0, backends: 0, requests: 0 };
+      cpu.set(name, { loadGenerator: total.loadGenerator + spent.loadGenerator, servers: total.servers + spent.servers, backends: total.backends + spent.backends, requests: total.requests + result.completed });
+      return result;
+    };
     const measure = async (name: string, durationMs: number, connections: number) => {
       const common = { method: 'POST' as const, headers: cborHeaders, concurrency: connections, durationMs, expectStatus: 200, latencies: connections === 1 };
       if (name === 'bare') return runLoad({ ...common, url: targets.bareUrl, nextBody: rotating(bareBodies) });
@@ -181,7 +268,7 @@ export default async function bench(): Promise<void> {
     const p99: Record<string, number[]> = Object.fromEntries(names.map((name) => [name, []]));
     for (let round = 0; round < rounds; round += 1) {
       const order = round % 2 === 0 ? names : [...names].reverse();
-      for (const name of order) rps[name]!.push((await measure(name, sliceMs, concurrency)).perSecond);
+      for (const name of order) rps[name]!.push((await measureCpu(name, sliceMs, concurrency)).perSecond);
       for (const name of order) {
         const { latenciesMs } = await measure(name, sliceMs, 1);
         p50[name]!.push(percentile(latenciesMs, 50));
@@ -192,6 +279,17 @@ export default async function bench(): Promise<void> {
     for (const name of names) {
       process.stdout.write(`  ${name.padEnd(8)} median ${median(rps[name]!).toFixed(1).padStart(9)} req/s   rounds: ${rps[name]!.map((v) => v.toFixed(1)).join(', ')}\n`);
     }
+    if (serverPids.length > 0) {
+      process.stdout.write(`\nCPU per request at ${concurrency} connections (ms; load generator + servers' process + PostgreSQL backends of the bench database):\n`);
+      for (const name of names) {
+        const used = cpu.get(name);
+        if (used === undefined || used.requests === 0) continue;
+        const per = (ms: number) => (ms / used.requests).toFixed(3);
+        const sum = (used.loadGenerator + used.servers + used.backends) / used.requests;
+        process.stdout.write(`  ${name.padEnd(8)} ${per(used.loadGenerator)} + ${per(used.servers)} + ${per(used.backends)} = ${sum.toFixed(3)} ms  (2 cores: at most ${(2000 / sum).toFixed(0)} req/s)\n`);
+      }
+    }
+    await backendPids.close();
     process.stdout.write('\nLatency at 1 connection (median of the per-round percentiles; range over rounds):\n');
     for (const name of names) {
       process.stdout.write(

@@ -4,6 +4,9 @@
 // configuration and order mode on (GATEWAY_ORDER_MODE=on) serves at GET /openapi.json: a superset of the
 // default's, whose order and refund operations are labelled as order mode's; a gateway-server test fails
 // when the file is stale.
+// It also writes docs/openapi/license-admin.json, the license server's Admin API document, from every
+// Admin operation (adminOperationCatalog) and the valibot schemas of their `docs`: what a license server
+// serves at GET /v1/admin/openapi.json (a license-server test fails when the file is stale).
 //   npm run openapi              rewrite the file
 //   npm run openapi -- --check   exit 1 when the file differs from the sources
 import { dirname, join } from 'node:path';
@@ -19,3 +22,8 @@ const { gatewayOpenApiDocument, serializeOpenApiDocument } = await import(pathTo
 const text = serializeOpenApiDocument(gatewayOpenApiDocument());
 
 writeOrCheck(target, text, { name: 'docs/openapi/gateway.json', regenerate: 'npm run openapi' });
+
+const adminBundle = await devBuild('packages/core/src/license/admin/openapi/index.ts', '.tollgate/build/admin-openapi.mjs');
+const admin = await import(pathToFileURL(adminBundle).href);
+const adminText = admin.adminOpenApiText(admin.adminOperationCatalog());
+writeOrCheck(join(root, 'docs/openapi/license-admin.json'), adminText, { name: 'docs/openapi/license-admin.json', regenerate: 'npm run openapi' });

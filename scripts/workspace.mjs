@@ -44,6 +44,7 @@ export const packages = [
     name: '@tollgate/admin-client',
     platform: 'neutral',
     entries: { '.': 'src/index.ts' },
+    bins: { 'tollgate-admin': 'src/cli.ts' },
   },
 ];
 

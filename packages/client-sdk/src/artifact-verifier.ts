@@ -1,7 +1,8 @@
-import { systemClock, unixSeconds, type ArtifactKind, type Clock, type SignatureVerifier, type VerifiedArtifact, type VerifiedKeyset } from '@tollgate/core';
+import { systemClock, unixSeconds, type ArtifactKind, type Clock, type VerifiedArtifact, type VerifiedKeyset } from '@tollgate/core';
 import { LicenseRequestError, RevocationFeedError } from './errors';
 import type { KeysetFetcher } from './keyset-fetcher';
 import type { RevocationFollower } from './revocation-follower';
+import { verifyWithChecks, type SdkSignatureVerifier } from './signature-checks';
 import { verifyArtifact } from './verify';
 
 /** The kinds an app verifies (certificates come inside keysets, batches through the follower). */
@@ -27,8 +28,8 @@ export interface ArtifactVerifierOptions {
   /** How old the last sync may be before `verify` syncs again first: 300 s by default (the keyset's max-age). */
   refreshAfterSeconds?: number;
   clock?: Clock;
-  /** Signature check; noble's strict Ed25519 by default. */
-  verify?: SignatureVerifier;
+  /** Signature check: the runtime's fastest by default (Node's native Ed25519, else WebCrypto, else noble). */
+  verify?: SdkSignatureVerifier;
 }
 
 /** Verifies artifacts against the pinned keyset **and** the revocation feed, always both. */
@@ -130,12 +131,9 @@ export function createArtifactVerifier(options: ArtifactVerifierOptions): Artifa
   };
 
   const check = <Kind extends AppArtifactKind>(bytes: Uint8Array, kind: Kind, keyset: VerifiedKeyset, productId: string | undefined, now: number) =>
-    verifyArtifact(bytes, kind, keyset, {
-      now,
-      revokedEpochIds: revocations.state().revokedEpochIds,
-      ...(productId === undefined ? {} : { productId }),
-      ...(options.verify === undefined ? {} : { verify: options.verify }),
-    });
+    verifyWithChecks(options.verify, (verify) =>
+      verifyArtifact(bytes, kind, keyset, { now, revokedEpochIds: revocations.state().revokedEpochIds, ...(productId === undefined ? {} : { productId }), verify }),
+    );
 
   return {
     refresh,
@@ -143,7 +141,7 @@ export function createArtifactVerifier(options: ArtifactVerifierOptions): Artifa
       const productId = call.productId ?? options.productId;
       const now = unixSeconds(clock);
       const keyset = await ensureFresh(now);
-      const verified = check(bytes, kind, keyset, productId, now);
+      const verified = await check(bytes, kind, keyset, productId, now);
       const stated = statedFeedHead(verified.payload);
       if (stated === undefined) return verified;
       revocations.observeSigned(stated.revocationEpoch, stated.serverTime);

@@ -1,4 +1,5 @@
-import { systemClock, unixSeconds, type Clock, type SignatureVerifier, type VerifiedKeyset } from '@tollgate/core';
+import { systemClock, unixSeconds, type Clock, type VerifiedKeyset } from '@tollgate/core';
+import { synchronousVerifier, verifyWithChecks, type SdkSignatureVerifier } from './signature-checks';
 import { getLicenseResource, maxAgeSeconds, type FetchFunction } from './http';
 import { verifyKeyset, type PinnedRoot } from './verify';
 
@@ -20,8 +21,8 @@ export interface KeysetFetcherOptions {
   initial?: Uint8Array;
   /** Called with the raw body each time a fetched keyset verified, so the app can persist those exact bytes. */
   onKeyset?: (bytes: Uint8Array, keyset: VerifiedKeyset) => void;
-  /** The Ed25519 check (noble by default; `nodeEd25519Verifier` from `@tollgate/client-sdk/node` on Node). */
-  verify?: SignatureVerifier;
+  /** The Ed25519 check: the runtime's fastest by default (Node's native Ed25519, else WebCrypto, else noble). */
+  verify?: SdkSignatureVerifier;
 }
 
 /** Fetches and caches the verified keyset. */
@@ -64,8 +65,9 @@ export function createKeysetFetcher(options: KeysetFetcherOptions): KeysetFetche
   const clock = options.clock ?? systemClock;
   const fetchFunction = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const url = `${options.baseUrl.replace(/\/+$/, '')}/v1/keys`;
-  const verifyOption = options.verify === undefined ? {} : { verify: options.verify };
-  let cached: VerifiedKeyset | undefined = options.initial === undefined ? undefined : verifyKeyset(options.initial, options.pinnedRoots, unixSeconds(clock), verifyOption);
+  // The stored keyset is checked here, where nothing can be awaited: with the fastest synchronous check.
+  let cached: VerifiedKeyset | undefined =
+    options.initial === undefined ? undefined : verifyKeyset(options.initial, options.pinnedRoots, unixSeconds(clock), { verify: synchronousVerifier(options.verify) });
   let expiresAt = 0;
   let inFlight: Promise<VerifiedKeyset> | undefined;
 
@@ -73,7 +75,7 @@ export function createKeysetFetcher(options: KeysetFetcherOptions): KeysetFetche
     const response = await getLicenseResource(fetchFunction, url, [200]);
     const bytes = new Uint8Array(await response.arrayBuffer());
     const now = unixSeconds(clock);
-    const keyset = verifyKeyset(bytes, options.pinnedRoots, now, verifyOption);
+    const keyset = await verifyWithChecks(options.verify, (verify) => verifyKeyset(bytes, options.pinnedRoots, now, { verify }));
     cached = keyset;
     expiresAt = now + maxAgeSeconds(response.headers.get('cache-control'));
     options.onKeyset?.(bytes, keyset);

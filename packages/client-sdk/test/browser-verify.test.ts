@@ -22,7 +22,7 @@ if (skipChromium) process.stderr.write('client SDK browser verification in Chrom
 
 // The page's entry: only the public API of `@tollgate/client-sdk`, as a web app would import it.
 const entry = `
-import { verifyKeyset, verifyArtifact } from '@tollgate/client-sdk';
+import { verifyKeyset, verifyArtifact, verifyWithChecks, webCryptoEd25519Verifier } from '@tollgate/client-sdk';
 const hex = (bytes) => Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
 const refusal = (run) => { try { run(); return 'accepted'; } catch (error) { return error.reason ?? error.name; } };
 export function check(input) {
@@ -41,6 +41,32 @@ export function check(input) {
     tier: credential.entitlements.tier,
     tampered: refusal(() => verifyArtifact(tampered, 'machine-credential', keyset, options)),
     wrongPin: refusal(() => verifyKeyset(keysetBytes, [input.wrongPin], input.now)),
+  };
+}
+// The same checks with WebCrypto's Ed25519 (noble answers where the runtime lacks it), counting its checks.
+export async function checkWithWebCrypto(input) {
+  const subtle = globalThis.crypto.subtle;
+  let webCryptoChecks = 0;
+  const verifier = webCryptoEd25519Verifier({
+    importKey: (...args) => subtle.importKey(...args),
+    verify: (...args) => { webCryptoChecks += 1; return subtle.verify(...args); },
+  });
+  const run = (work) => verifyWithChecks(verifier, work);
+  const keysetBytes = new Uint8Array(input.keyset);
+  const credentialBytes = new Uint8Array(input.credential);
+  const keyset = await run((verify) => verifyKeyset(keysetBytes, input.pins, input.now, { verify }));
+  const options = { productId: input.productId, now: input.now, revokedEpochIds: [] };
+  const credential = (await run((verify) => verifyArtifact(credentialBytes, 'machine-credential', keyset, { ...options, verify }))).payload;
+  const tampered = credentialBytes.slice();
+  tampered[tampered.length - 1] ^= 1;
+  const refusedAs = (work) => run(work).then(() => 'accepted', (error) => error.reason ?? error.name);
+  return {
+    epochIds: [...keyset.epochs.keys()].sort(),
+    licenseId: hex(credential.licenseId),
+    machineId: hex(credential.machineId),
+    tier: credential.entitlements.tier,
+    tampered: await refusedAs((verify) => verifyArtifact(tampered, 'machine-credential', keyset, { ...options, verify })),
+    webCryptoChecks,
   };
 }
 `;
@@ -115,6 +141,15 @@ describe('the client SDK browser bundle against a real license server', () => {
     expect(result['wrongPin']).not.toBe('accepted');
   });
 
+  it("verifies them with Node's WebCrypto Ed25519 through the same bundle", async () => {
+    const { checkWithWebCrypto } = new Function(`${bundle}; return TollgateCheck;`)() as { checkWithWebCrypto(input: CheckInput): Promise<Record<string, unknown>> };
+    const { wrongPin: _wrongPin, ...same } = expected;
+    const result = await checkWithWebCrypto(input);
+    expect(result).toEqual({ ...same, webCryptoChecks: expect.any(Number) });
+    // Every certificate of the keyset, the credential and its tampered copy.
+    expect(result['webCryptoChecks']).toBe(expected.epochIds.length + 2);
+  });
+
   describe.skipIf(skipChromium)('in headless Chromium', () => {
     let browser: Browser;
     beforeAll(async () => {
@@ -133,6 +168,12 @@ describe('the client SDK browser bundle against a real license server', () => {
       expect(problems).toEqual([]);
       expect(result).toEqual({ runtime: 'browser', ...expected });
       expect(result['wrongPin']).not.toBe('accepted');
+      const viaWebCrypto = await page.evaluate((data) => (window as unknown as { TollgateCheck: { checkWithWebCrypto(input: unknown): Promise<Record<string, unknown>> } }).TollgateCheck.checkWithWebCrypto(data), input);
+      const { wrongPin: _wrongPin, ...same } = expected;
+      expect(viaWebCrypto).toEqual({ ...same, webCryptoChecks: expect.any(Number) });
+      // Chromium ships Ed25519 in WebCrypto since version 137; an older one is answered by noble.
+      process.stderr.write(`client SDK in Chromium ${browser.version()}: ${String(viaWebCrypto['webCryptoChecks'])} WebCrypto Ed25519 checks\n`);
+      expect(problems).toEqual([]);
       await page.close();
     }, 60_000);
   });

@@ -38,6 +38,7 @@ import { startIdempotencyPurgeJob } from './jobs/idempotency-purge-job';
 import { startSeatReclaimJob, type SeatReclaimJob } from './jobs/seat-reclaim-job';
 import { startSuspicionAlertJob, type SuspicionAlertJobOptions } from './jobs/suspicion-alert-job';
 import { startTrustChangeListener } from './trust/trust-change-listener';
+import { withAdminOpenApi } from './routes/admin-openapi';
 import { auditAnchorRoutes } from './routes/audit-anchors';
 import { healthRoutes } from './routes/health';
 import { keysRoutes } from './routes/keys';
@@ -194,7 +195,7 @@ export async function startLicenseServer(config: LicenseConfig, options: StartLi
         const alerts = startSuspicionAlertJob({ sql: database.sql, signingRoot: deriveLicenseSubkey(masterKey, licenseSubkeyLabels.alertSigning), clock, logger, ...options.alerts });
         const adminProvisioning: AdminProvisioningContext = { sql: database.sql, masterKey, tokenPrefix: config.adminTokenPrefix, audit, clock };
         return {
-          listener: createLicenseListener({ client, admin: admin.table, mounted: modules.flatMap((module) => module.tables ?? []) }, logger, { trustProxy: config.trustProxy }),
+          listener: createLicenseListener({ client, admin: withAdminOpenApi(admin.table, admin.operations), mounted: modules.flatMap((module) => module.tables ?? []) }, logger, { trustProxy: config.trustProxy }),
           context: { logger, trust, pinnedRoots, devTrust, sql: database.sql, adminProvisioning, admin, seatReclaim },
           stop: async () => {
             await Promise.all([anchorJob.close(), purgeJob.close(), seatReclaim.close(), clientPurge.close(), alerts.close(), ...modules.map((module) => module.close?.())]);

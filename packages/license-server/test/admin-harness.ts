@@ -55,6 +55,38 @@ export function freshKey(): string {
 }
 
 /**
+ * The JSON caller of `/v1/admin<path>` on the server at `serverUrl` ({@link AdminHarness.call}): bearer
+ * `defaultToken` unless `options.token` says otherwise, the body parsed when the answer is JSON.
+ *
+ * @param serverUrl - The server's base URL.
+ * @param defaultToken - The token of calls that name none.
+ * @returns The caller.
+ *
+ * @example
+ * ```ts
+ * const call = adminCaller(server.url, vendorA.token);
+ * const answer = await call('GET', '/epochs');
+ * ```
+ */
+export function adminCaller(serverUrl: string, defaultToken: string): AdminHarness['call'] {
+  return async (method, path, options = {}) => {
+    const url = new URL(`/v1/admin${path}`, serverUrl);
+    for (const [name, value] of Object.entries(options.query ?? {})) url.searchParams.set(name, value);
+    const token = options.token === undefined ? defaultToken : options.token;
+    const headers: Record<string, string> = {
+      ...(token === null ? {} : { authorization: `Bearer ${token}` }),
+      ...(options.key === undefined ? {} : { 'idempotency-key': options.key }),
+    };
+    const body = options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const response = await fetch(url, { method, headers: { ...headers, ...options.headers }, ...(body === undefined ? {} : { body }) });
+    const text = await response.text();
+    const parsed: unknown = (response.headers.get('content-type') ?? '').startsWith('application/json') ? JSON.parse(text) : undefined;
+    return { status: response.status, headers: response.headers, body: parsed, text };
+  };
+}
+
+/**
  * Starts a license server on `engine` and bootstraps vendors A and B.
  *
  * @param engine - PGlite or the PostgreSQL server.
@@ -78,24 +110,7 @@ export async function openAdminHarness(engine: TestEngine, extraEnv: Record<stri
       const minted = await createAdminToken(provisioning, { vendorId: vendor.vendorId, scopes, label: 'test', ...(options.expiresAt ? { expiresAt: options.expiresAt } : {}) });
       return minted.token;
     },
-    async call(method, path, options = {}) {
-      const url = new URL(`/v1/admin${path}`, server.url);
-      for (const [name, value] of Object.entries(options.query ?? {})) url.searchParams.set(name, value);
-      const token = options.token === undefined ? vendorA.token : options.token;
-      const headers: Record<string, string> = {
-        ...(token === null ? {} : { authorization: `Bearer ${token}` }),
-        ...(options.key === undefined ? {} : { 'idempotency-key': options.key }),
-      };
-      let body: string | undefined;
-      if (options.rawBody !== undefined) body = options.rawBody;
-      else if (options.body !== undefined) body = JSON.stringify(options.body);
-      if (body !== undefined) headers['content-type'] = 'application/json';
-      const response = await fetch(url, { method, headers: { ...headers, ...options.headers }, ...(body === undefined ? {} : { body }) });
-      const text = await response.text();
-      let parsed: unknown = undefined;
-      if ((response.headers.get('content-type') ?? '').startsWith('application/json')) parsed = JSON.parse(text);
-      return { status: response.status, headers: response.headers, body: parsed, text };
-    },
+    call: adminCaller(server.url, vendorA.token),
     close: () => sandbox.cleanup(),
   };
 }

@@ -4,35 +4,12 @@
  * loopback receiver, retrying after a 503 with the same body and Idempotency-Key. The Admin API shows
  * the product's alert signing key, which verifies the delivery.
  */
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyNotification } from '@tollgate/core';
 import { freshKey } from './admin-harness';
 import { issueClientLicense, newDevice, openClientBench, validateBody, postCbor, expectClientError, type ClientBench } from './client-harness';
 import { serverEngines } from './helpers';
-
-interface Delivery {
-  readonly headers: IncomingHttpHeaders;
-  readonly body: string;
-}
-
-/** A webhook receiver on 127.0.0.1 answering the listed statuses in turn (then 200). */
-async function startReceiver(statuses: number[]): Promise<{ url: string; deliveries: Delivery[]; close(): Promise<void> }> {
-  const deliveries: Delivery[] = [];
-  const server: Server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      deliveries.push({ headers: request.headers, body: Buffer.concat(chunks).toString('utf8') });
-      response.statusCode = statuses.shift() ?? 200;
-      response.end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/alerts`, deliveries, close: () => new Promise((resolve) => server.close(() => resolve())) };
-}
+import { startReceiver, type Receiver } from './subscriptions/subscription-bench';
 
 async function until<T>(read: () => Promise<T | undefined> | T | undefined, what: string, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -48,7 +25,7 @@ const engine = serverEngines.find((candidate) => candidate.name === 'pglite') ??
 
 describe(`suspicion alerts through the license server [${engine.name}]`, () => {
   let bench: ClientBench;
-  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let receiver: Receiver;
 
   beforeAll(async () => {
     receiver = await startReceiver([503]);
@@ -56,7 +33,7 @@ describe(`suspicion alerts through the license server [${engine.name}]`, () => {
   });
   afterAll(async () => {
     await bench?.close();
-    await receiver?.close();
+    await receiver?.stop();
   });
 
   const signalCount = async () => Number((await bench.admin.sql.query<{ n: string }>('SELECT count(*)::text AS n FROM license_suspicion_signals WHERE product_id = $1', [bench.productId])).rows[0]?.n);

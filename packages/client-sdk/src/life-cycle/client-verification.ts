@@ -1,9 +1,10 @@
-import { verifyEpochCertificate, type Clock, type SignatureVerifier, type EpochKeySource, type MachineCredential, type VerifiedEpoch, type ValidationTicket } from '@tollgate/core';
+import { verifyEpochCertificate, type Clock, type EpochKeySource, type MachineCredential, type VerifiedEpoch, type ValidationTicket } from '@tollgate/core';
 import { createArtifactVerifier } from '../artifact-verifier';
 import type { DeviceCallOptions } from '../device-calls';
 import type { FetchFunction } from '../http';
 import { createKeysetFetcher } from '../keyset-fetcher';
 import { createRevocationFollower, type RevocationFollower } from '../revocation-follower';
+import { verifyWithChecks, type SdkSignatureVerifier } from '../signature-checks';
 import { decodePins, verifyArtifact, type PinnedRoot } from '../verify';
 import type { StoredLicense } from './stored-license';
 
@@ -17,8 +18,8 @@ export interface ClientVerificationOptions {
   /** The device's own clock, stamped as `client_time` on requests (so the server sees a clock set back); `clock` when absent. */
   readonly requestClock?: Clock;
   readonly fetch?: FetchFunction;
-  /** The Ed25519 check of keysets and artifacts (noble by default). */
-  readonly verify?: SignatureVerifier;
+  /** The Ed25519 check of keysets and artifacts (the runtime's fastest by default). */
+  readonly verify?: SdkSignatureVerifier;
 }
 
 /** The verification a license client runs with, rebuilt from the stored record at every start. */
@@ -74,8 +75,9 @@ export function createClientVerification(options: ClientVerificationOptions, sto
     async verifyStored(record) {
       if (record.keyset === undefined && record.certificates !== undefined) {
         const keys = certificateKeys(record.certificates, options.pinnedRoots, Math.floor(options.clock.now() / 1000));
-        const check = { productId: options.productId, revokedEpochIds: record.revocation.revokedEpochIds, now: Math.floor(options.clock.now() / 1000), ...verifyOption };
-        return { credential: verifyArtifact(record.credential, 'machine-credential', keys, check).payload, ticket: undefined };
+        const check = { productId: options.productId, revokedEpochIds: record.revocation.revokedEpochIds, now: Math.floor(options.clock.now() / 1000) };
+        const verified = await verifyWithChecks(options.verify, (verify) => verifyArtifact(record.credential, 'machine-credential', keys, { ...check, verify }));
+        return { credential: verified.payload, ticket: undefined };
       }
       const credential = (await verifier.verify(record.credential, 'machine-credential')).payload;
       const ticket = record.ticket === undefined ? undefined : (await verifier.verify(record.ticket, 'validation-ticket')).payload;

@@ -1,4 +1,5 @@
-import type { ClientInfo, Clock, Entitlements, SignatureVerifier } from '@tollgate/core';
+import type { ClientInfo, Clock, Entitlements } from '@tollgate/core';
+import type { SdkSignatureVerifier } from '../signature-checks';
 import type { ActivationCredentialInput } from '../activation-calls';
 import type { FetchFunction } from '../http';
 import type { PinnedRoot } from '../verify';
@@ -29,10 +30,10 @@ export interface LicenseClientOptions {
   /** How far (seconds) the clock may fall behind the highest time seen before it counts as set back: 300. */
   readonly clockToleranceSeconds?: number;
   /**
-   * The Ed25519 check of keysets and signed answers: noble (pure JS, every runtime) by default; on Node or
-   * Electron pass `nodeEd25519Verifier` from `@tollgate/client-sdk/node` (native, several times faster).
+   * The Ed25519 check of keysets and signed answers. By default the runtime's fastest: Node's native
+   * Ed25519 (Node, Electron's main process), else WebCrypto's (current browsers), else noble (pure JS).
    */
-  readonly verify?: SignatureVerifier;
+  readonly verify?: SdkSignatureVerifier;
   /** Feature ids whose use the app may count (`recordFeature`); others are never counted. */
   readonly telemetry?: { readonly allowedFeatures: readonly string[] };
 }

@@ -60,3 +60,23 @@ export function isSmallOrderPointEncoding(bytes: Uint8Array): boolean {
   for (const byte of bytes) hex += byte.toString(16).padStart(2, '0');
   return SMALL_ORDER_SET.has(hex);
 }
+
+/**
+ * The byte checks noble's strict `verifyEd25519` applies before the equation, for verifiers whose
+ * engine is laxer (OpenSSL, WebCrypto): a 32-byte canonical public key that is not of small order, and
+ * a 64-byte signature with canonical `R` and `S` below the group order.
+ *
+ * @param publicKey - The public key.
+ * @param signature - The signature.
+ * @returns Whether both pass (a verifier then asks its engine; otherwise it answers `false`).
+ * @example
+ * ```ts
+ * if (!isStrictEd25519Input(publicKey, signature)) return false;
+ * ```
+ */
+export function isStrictEd25519Input(publicKey: Uint8Array, signature: Uint8Array): boolean {
+  if (!(publicKey instanceof Uint8Array) || !(signature instanceof Uint8Array)) return false;
+  if (publicKey.length !== 32 || signature.length !== 64) return false;
+  if (!isCanonicalPointEncoding(publicKey) || isSmallOrderPointEncoding(publicKey)) return false;
+  return isCanonicalPointEncoding(signature.subarray(0, 32)) && isCanonicalScalarEncoding(signature.subarray(32));
+}

@@ -16,3 +16,5 @@ export {
   type Ed25519KeyPair,
   type Ed25519SignerOptions,
 } from './ed25519';
+export { createNativeEd25519Verifier, type NativeEd25519Crypto } from './native-ed25519-verifier';
+export { isStrictEd25519Input } from './ed25519-strictness';

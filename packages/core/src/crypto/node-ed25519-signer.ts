@@ -1,7 +1,7 @@
 import { createPrivateKey, createPublicKey, sign as nodeSign, verify as nodeVerify, type KeyObject } from 'node:crypto';
+import { createNativeEd25519Verifier } from './native-ed25519-verifier';
 import { assertBytes, CryptoError } from './crypto-error';
 import { ed25519Lengths, readEd25519SignerOptions, type Ed25519SignerOptions } from './ed25519';
-import { isCanonicalPointEncoding, isCanonicalScalarEncoding, isSmallOrderPointEncoding } from './ed25519-strictness';
 import type { Signer } from './signer';
 
 /** DER of a PKCS#8 `OneAsymmetricKey` for Ed25519 (RFC 8410 §7) up to the 32 seed bytes that follow. */
@@ -29,30 +29,6 @@ function rawPublicKey(privateKey: KeyObject): Uint8Array {
     throw new CryptoError('invalid_key', 'Node returned an unexpected Ed25519 public key encoding.');
   }
   return new Uint8Array(spki.subarray(SPKI_ED25519_PREFIX.length));
-}
-
-/** How many imported public keys {@link verifyEd25519Node} keeps (one per active device, plus the epoch keys). */
-const PUBLIC_KEY_CACHE_SIZE = 10_000;
-// Imported public keys by their 32 bytes (latin1 string), oldest first. Importing a key cost about as much
-// as the verification itself; a device sends the same key on every validation, and the server checks each
-// of its own signatures with the same epoch key. Only keys that passed the strict checks and imported are
-// kept, so a hit needs neither again. A miss on a key that does not import is not cached (no negative entries).
-const publicKeyObjects = new Map<string, KeyObject>();
-
-function publicKeyObject(publicKey: Uint8Array): KeyObject | undefined {
-  const bytes = Buffer.from(publicKey.buffer, publicKey.byteOffset, publicKey.byteLength);
-  const id = bytes.toString('latin1');
-  const cached = publicKeyObjects.get(id);
-  if (cached !== undefined) return cached;
-  let key: KeyObject;
-  try {
-    key = createPublicKey({ key: Buffer.concat([SPKI_ED25519_PREFIX, bytes]), format: 'der', type: 'spki' });
-  } catch {
-    return undefined;
-  }
-  if (publicKeyObjects.size >= PUBLIC_KEY_CACHE_SIZE) publicKeyObjects.delete(publicKeyObjects.keys().next().value as string);
-  publicKeyObjects.set(id, key);
-  return key;
 }
 
 /**
@@ -93,12 +69,8 @@ export function createNodeEd25519Signer(options: Ed25519SignerOptions): Signer {
 
 /**
  * {@link verifyEd25519} on Node's native Ed25519, for server hot paths (activation proofs, uploaded
- * certificates). OpenSSL alone accepts non-canonical and small-order public keys, so this function first
- * applies the same strict byte checks as `verifyEd25519`: canonical `A` and `R`, `S` below the group
- * order, no small-order `A`. The remaining difference is the equation: OpenSSL checks `[S]B = R + [k]A`
- * without the cofactor, so a signature *crafted* with a small-order component in `R` or `A` that does not
- * cancel can be accepted by `verifyEd25519` and refused here. Never the other way round, and honest
- * signatures verify identically in both. Never throws: malformed inputs return `false`.
+ * certificates): {@link createNativeEd25519Verifier} on `node:crypto`, with the same strict byte checks
+ * as `verifyEd25519` (see there for the one difference, on crafted small-order signatures). Never throws.
  *
  * @param publicKey - The 32-byte public key.
  * @param message - The signed bytes.
@@ -111,18 +83,7 @@ export function createNodeEd25519Signer(options: Ed25519SignerOptions): Signer {
  * const ok = verifyEd25519Node(devicePublicKey, proofMessage, proofSignature);
  * ```
  */
-export function verifyEd25519Node(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean {
-  if (!(publicKey instanceof Uint8Array) || !(message instanceof Uint8Array) || !(signature instanceof Uint8Array)) return false;
-  if (publicKey.length !== ed25519Lengths.publicKey || signature.length !== ed25519Lengths.signature) return false;
-  const r = signature.subarray(0, 32);
-  const s = signature.subarray(32);
-  if (!isCanonicalPointEncoding(publicKey) || isSmallOrderPointEncoding(publicKey)) return false;
-  if (!isCanonicalPointEncoding(r) || !isCanonicalScalarEncoding(s)) return false;
-  const key = publicKeyObject(publicKey);
-  if (key === undefined) return false; // a y-coordinate that is canonical but not on the curve
-  try {
-    return nodeVerify(null, message, key, signature);
-  } catch {
-    return false;
-  }
-}
+export const verifyEd25519Node: (publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array) => boolean = createNativeEd25519Verifier({
+  createPublicKey: (options) => createPublicKey({ ...options, key: Buffer.from(options.key.buffer, options.key.byteOffset, options.key.byteLength) }),
+  verify: (algorithm, data, key, signature) => nodeVerify(algorithm, data, key as KeyObject, signature),
+});

@@ -8,7 +8,7 @@ import { deriveTelemetryPseudonymKey, hexEncode, randomBytes, randomId, telemetr
 import type { TestEngine } from '@tollgate/core/testing';
 import type { StartLicenseOptions } from '@tollgate/license-server';
 import { freshKey, openAdminHarness, type AdminHarness } from '../admin-harness';
-import { issueLicenses, seedMachines, seedPolicy, seedSubscription } from '../admin-license-fixtures';
+import { issueLicenses, seedMachines, seedPolicy, seedSubscription, snapshotTables } from '../admin-license-fixtures';
 
 /** The master key the DSR benches run with (the pseudonym keys derive from it). */
 export const dsrMasterKeyHex = 'd5'.repeat(32);
@@ -117,24 +117,12 @@ export async function tablesMentioning(bench: AdminHarness, needles: readonly st
   return found;
 }
 
-/** Every `license_…` table as text except `skip` (what a refused or dry-run request must leave unchanged). */
-export async function snapshotExcept(bench: AdminHarness, skip: readonly string[]): Promise<string> {
-  const parts: string[] = [];
-  for (const table of (await licenseTables(bench)).filter((name) => !skip.includes(name))) {
-    const { rows } = await bench.sql.query<{ row: string }>(`SELECT t::text AS row FROM ${table} t ORDER BY 1`);
-    parts.push(table, ...rows.map((row) => row.row));
-  }
-  return parts.join('\n');
-}
-
 /**
  * Every `license_…` table as text except `skip`, with the analytics events and outbox as their total row
  * count and the aggregates left out: the server's analytics jobs move rows from the outbox into
  * pseudonymised events (and roll them up) at any moment, which changes neither that total nor anything
  * of a subject.
  */
-export async function stableSnapshot(bench: AdminHarness, skip: readonly string[] = []): Promise<string> {
-  const moving = (await licenseTables(bench)).filter((name) => name.startsWith('license_analytics_'));
-  const { rows } = await bench.sql.query<{ n: string }>('SELECT ((SELECT count(*) FROM license_analytics_events) + (SELECT count(*) FROM license_analytics_outbox))::text AS n');
-  return `${await snapshotExcept(bench, [...skip, ...moving])}\nanalytics events: ${rows[0]?.n}`;
+export function stableSnapshot(bench: AdminHarness, skip: readonly string[] = []): Promise<string> {
+  return snapshotTables(bench, { skip });
 }

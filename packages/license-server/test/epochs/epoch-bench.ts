@@ -27,7 +27,7 @@ import type { TestEngine } from '@tollgate/core/testing';
 import { loadLicenseConfig, type RunningLicenseServer, type StartLicenseOptions } from '@tollgate/license-server';
 import { createEpochRequest, devKeyPaths, resolveMasterKey } from '../../src/ceremony/ceremony';
 import { readRootKeyFile } from '../../src/ceremony/key-files';
-import { freshKey, type AdminAnswer, type AdminCallOptions, type AdminHarness } from '../admin-harness';
+import { adminCaller, freshKey, type AdminAnswer, type AdminCallOptions, type AdminHarness } from '../admin-harness';
 import { openServerSandbox, protoHeaders, type ServerSandbox } from '../helpers';
 
 /** The bench. */
@@ -84,21 +84,7 @@ export async function openEpochBench(engine: TestEngine, options: { env?: Record
   const devRootSeed = existsSync(devRootPath) ? readRootKeyFile(devRootPath).privateKey : new Uint8Array(32);
   const others: BootstrappedVendor[] = [];
 
-  const call = async (method: string, path: string, callOptions: AdminCallOptions = {}): Promise<AdminAnswer> => {
-    const url = new URL(`/v1/admin${path}`, server.url);
-    for (const [name, value] of Object.entries(callOptions.query ?? {})) url.searchParams.set(name, value);
-    const token = callOptions.token === undefined ? vendorA.token : callOptions.token;
-    const headers: Record<string, string> = {
-      ...(token === null ? {} : { authorization: `Bearer ${token}` }),
-      ...(callOptions.key === undefined ? {} : { 'idempotency-key': callOptions.key }),
-    };
-    const body = callOptions.rawBody ?? (callOptions.body === undefined ? undefined : JSON.stringify(callOptions.body));
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    const response = await fetch(url, { method, headers: { ...headers, ...callOptions.headers }, ...(body === undefined ? {} : { body }) });
-    const text = await response.text();
-    const parsed: unknown = (response.headers.get('content-type') ?? '').startsWith('application/json') ? JSON.parse(text) : undefined;
-    return { status: response.status, headers: response.headers, body: parsed, text };
-  };
+  const call = adminCaller(server.url, vendorA.token);
 
   const bench: EpochBench = {
     server,

@@ -7,8 +7,8 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { encodeIntegrityManifest, hexDecode, randomBytes, sha256, utf8Encode } from '@tollgate/core';
-import type { AdminHarness } from '../admin-harness';
-import { freshKey } from '../admin-harness';
+import type { TestEngine } from '@tollgate/core/testing';
+import { freshKey, openAdminHarness, type AdminHarness } from '../admin-harness';
 
 /** A valid manifest of `productId` naming `fingerprint` (hex) as its signer. */
 export function manifestFor(productId: string, fingerprint: string, options: { files?: number; appVersion?: string } = {}): Uint8Array {
@@ -94,4 +94,33 @@ export async function startJwksServer(keys: Record<string, unknown>[]): Promise<
         server.close(() => resolve());
       }),
   });
+}
+
+/** A bench admitting CI OIDC callers, the JWKS it trusts, and the CI identity's key that JWKS serves. */
+export interface OidcBench {
+  readonly bench: AdminHarness;
+  readonly jwks: JwksServer;
+  readonly ci: RsaSigner;
+}
+
+/**
+ * Starts a JWKS on loopback serving a fresh CI key, and a server whose OIDC issuer and audience are the
+ * ones {@link ciClaims} mints. Close both `bench` and `jwks` in `afterAll`.
+ *
+ * @param engine - PGlite or the PostgreSQL server.
+ * @param bindings - `INTEGRITY_OIDC_BINDINGS` (repository@ref=product, comma-separated).
+ * @param extraEnv - More `INTEGRITY_OIDC_*` settings.
+ * @returns The bench, the JWKS and the CI key.
+ */
+export async function openOidcBench(engine: TestEngine, bindings: string, extraEnv: Record<string, string> = {}): Promise<OidcBench> {
+  const ci = rsaSigner();
+  const jwks = await startJwksServer([ci.jwk]);
+  const bench = await openAdminHarness(engine, {
+    INTEGRITY_OIDC_ISSUER: 'http://127.0.0.1/issuer',
+    INTEGRITY_OIDC_AUDIENCE: 'tollgate-test',
+    INTEGRITY_OIDC_JWKS_URL: jwks.url,
+    INTEGRITY_OIDC_BINDINGS: bindings,
+    ...extraEnv,
+  });
+  return { bench, jwks, ci };
 }

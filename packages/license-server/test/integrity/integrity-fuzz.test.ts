@@ -6,9 +6,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeCanonical, hexDecode, type CborValue } from '@tollgate/core';
 import { mutateBytes, randomCbor, seededRandom } from '@tollgate/core/testing';
-import { freshKey, openAdminHarness, type AdminHarness } from '../admin-harness';
+import { freshKey, type AdminHarness } from '../admin-harness';
 import { serverEngines } from '../helpers';
-import { ciClaims, manifestFor, mintJwt, registerKey, rsaSigner, signRequest, startJwksServer, type JwksServer, type RsaSigner } from './integrity-fixtures';
+import { ciClaims, manifestFor, mintJwt, openOidcBench, registerKey, signRequest, type JwksServer, type RsaSigner } from './integrity-fixtures';
 
 const textDecoder = new TextDecoder();
 
@@ -21,14 +21,7 @@ for (const engine of serverEngines) {
     let manifest: Uint8Array;
 
     beforeAll(async () => {
-      ci = rsaSigner();
-      jwks = await startJwksServer([ci.jwk]);
-      bench = await openAdminHarness(engine, {
-        INTEGRITY_OIDC_ISSUER: 'http://127.0.0.1/issuer',
-        INTEGRITY_OIDC_AUDIENCE: 'tollgate-test',
-        INTEGRITY_OIDC_JWKS_URL: jwks.url,
-        INTEGRITY_OIDC_BINDINGS: 'acme/editor@refs/heads/main=' + 'ab'.repeat(16),
-      });
+      ({ bench, jwks, ci } = await openOidcBench(engine, 'acme/editor@refs/heads/main=' + 'ab'.repeat(16)));
       fingerprint = (await registerKey(bench, bench.vendorA.productId)).fingerprint;
       manifest = manifestFor(bench.vendorA.productId, fingerprint);
     }, 60_000);

@@ -6,9 +6,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { integrityManifestSigningMessage, randomId, verifyEd25519 } from '@tollgate/core';
-import { openAdminHarness, type AdminHarness } from '../admin-harness';
+import type { AdminHarness } from '../admin-harness';
 import { serverEngines } from '../helpers';
-import { ciClaims, manifestFor, mintJwt, registerKey, rsaSigner, signRequest, startJwksServer, type JwksServer, type RsaSigner } from './integrity-fixtures';
+import { ciClaims, manifestFor, mintJwt, openOidcBench, registerKey, rsaSigner, signRequest, type JwksServer, type RsaSigner } from './integrity-fixtures';
 
 for (const engine of serverEngines) {
   describe(`Integrity signing with CI OIDC tokens [${engine.name}]`, () => {
@@ -20,17 +20,11 @@ for (const engine of serverEngines) {
     const boundProduct = randomId();
 
     beforeAll(async () => {
-      ci = rsaSigner();
-      jwks = await startJwksServer([ci.jwk]);
-      bench = await openAdminHarness(engine, {
-        INTEGRITY_OIDC_ISSUER: 'http://127.0.0.1/issuer',
-        INTEGRITY_OIDC_AUDIENCE: 'tollgate-test',
-        INTEGRITY_OIDC_JWKS_URL: jwks.url,
-        INTEGRITY_OIDC_BINDINGS: `acme/editor@refs/heads/main=${boundProduct},acme/editor@refs/tags/v*=${boundProduct}`,
+      ({ bench, jwks, ci } = await openOidcBench(engine, `acme/editor@refs/heads/main=${boundProduct},acme/editor@refs/tags/v*=${boundProduct}`, {
         INTEGRITY_OIDC_JWKS_COOLDOWN_SECONDS: '0',
         INTEGRITY_OIDC_JWKS_TIMEOUT_MS: '300',
         INTEGRITY_OIDC_JWKS_MAX_BYTES: '16384',
-      });
+      }));
       // The product the CI identity is bound to (configured before it exists, as an operator may).
       await bench.sql.query('INSERT INTO license_products (product_id, vendor_id, name, created_at, updated_at) VALUES ($1, $2, $3, now(), now())', [boundProduct, bench.vendorA.vendorId, 'Bound product']);
       const key = await registerKey(bench, boundProduct);

@@ -10,7 +10,7 @@ import { decodeCanonical, encodeCanonical, requestProofMessage, type CborKey, ty
 import { openClientBench, postCbor, validateBody, type ClientBench } from '../client-harness';
 import { errorOf, licensedDevice, ticketOf } from '../client-session-helpers';
 import { serverEngines } from '../helpers';
-import { allowFeatures, subjectOf, telemetryEnv, twoCharacterIds } from './telemetry-fixtures';
+import { allowFeatures, subjectOf, telemetryBlock, telemetryEnv, twoCharacterIds } from './telemetry-fixtures';
 
 /** The canonical size of a block, as the server measures it. */
 const size = (block: TelemetryBlock) =>
@@ -27,19 +27,6 @@ const size = (block: TelemetryBlock) =>
 
 /** A 64-character id (the catalog's longest), distinct per index. */
 const longId = (index: number) => `${String(index).padStart(3, '0')}${'f'.repeat(61)}`;
-
-const telemetry = (fields: Partial<TelemetryBlock> = {}): TelemetryBlock => ({
-  consentVersion: 3,
-  windowStart: 1_790_000_000,
-  sessionCount: 12,
-  sessionDurationHistogram: [4, 5, 2, 1],
-  featureHits: new Map([
-    ['edit', 40],
-    ['export.pdf', 2],
-  ]),
-  daysActive: 6,
-  ...fields,
-});
 
 for (const engine of serverEngines) {
   describe(`POST /v1/validate: the telemetry block as stored [${engine.name}]`, () => {
@@ -71,7 +58,7 @@ for (const engine of serverEngines) {
 
     it('stores a block of at most 512 bytes when the policy permits telemetry and consent_version > 0', async () => {
       const licensed = await licensedDevice(bench, { telemetry: 't1' });
-      const block = telemetry();
+      const block = telemetryBlock();
       const ticket = await ticketOf(
         bench,
         await bench.validate(licensed.device, licensed.seat, {
@@ -103,10 +90,10 @@ for (const engine of serverEngines) {
     it('stores a block of exactly 512 bytes as sent', async () => {
       const licensed = await licensedDevice(bench, { telemetry: 't1' });
       const hits = new Map<string, number>();
-      for (let index = 0; size(telemetry({ featureHits: hits })) < 512 - 60; index += 1) hits.set(longId(index), 1);
+      for (let index = 0; size(telemetryBlock({ featureHits: hits })) < 512 - 60; index += 1) hits.set(longId(index), 1);
       let block: TelemetryBlock | undefined;
       for (let length = 1; length <= 64 && block === undefined; length += 1) {
-        const candidate = telemetry({ featureHits: new Map([...hits, ['z'.repeat(length), 1]]) });
+        const candidate = telemetryBlock({ featureHits: new Map([...hits, ['z'.repeat(length), 1]]) });
         if (size(candidate) === 512) block = candidate;
       }
       expect(block).toBeDefined();
@@ -123,7 +110,7 @@ for (const engine of serverEngines) {
         ['x'.repeat(129), 1],
       ]);
       for (let index = 0; index < 70; index += 1) featureHits.set(index.toString(36).padStart(2, '0'), 1);
-      const block = telemetry({ sessionCount: 50_000, daysActive: 40, featureHits });
+      const block = telemetryBlock({ sessionCount: 50_000, daysActive: 40, featureHits });
       expect(size(block)).toBeLessThanOrEqual(512);
       await ticketOf(bench, await bench.validate(licensed.device, licensed.seat, { telemetry: block }));
       const stored = decodeCanonical((await telemetryRows(licensed.machineId))[0]?.block as Uint8Array) as Map<number, CborValue>;
@@ -144,12 +131,12 @@ for (const engine of serverEngines) {
       await ticketOf(
         bench,
         await bench.validate(consenting.device, consenting.seat, {
-          telemetry: telemetry({ consentVersion: 0 }),
+          telemetry: telemetryBlock({ consentVersion: 0 }),
         })
       );
       expect(await telemetryRows(consenting.machineId)).toHaveLength(0);
       const off = await licensedDevice(bench, { telemetry: 'off' });
-      await ticketOf(bench, await bench.validate(off.device, off.seat, { telemetry: telemetry() }));
+      await ticketOf(bench, await bench.validate(off.device, off.seat, { telemetry: telemetryBlock() }));
       expect(await telemetryRows(off.machineId)).toHaveLength(0);
     });
 

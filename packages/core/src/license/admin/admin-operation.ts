@@ -1,3 +1,5 @@
+import type * as v from 'valibot';
+import type { AdminErrorCode } from '../../errors/admin';
 import type { HttpStreamBody } from '../../http/types';
 import type { SqlClient } from '../../storage/sql-client';
 import type { AuditEventInput } from './audit/audit-log';
@@ -154,6 +156,37 @@ export interface AdminOperation<Path extends string = string> {
    */
   prepare?(call: AdminPrepareCall): Promise<unknown>;
   run(call: AdminCall): Promise<AdminResult>;
+  /** What the OpenAPI document says about it; every operation of the server has one (a test checks). */
+  readonly docs?: AdminOperationDocs;
+}
+
+/**
+ * What the OpenAPI document says about an operation (`GET /v1/admin/openapi.json`,
+ * docs/openapi/license-admin.json). The schemas are THE objects `run` parses with, never copies, so the
+ * document cannot drift from what the server accepts.
+ */
+export interface AdminOperationDocs {
+  /** One line: what the call does. */
+  readonly summary: string;
+  readonly description?: string;
+  /** The query schema(s) `run` parses `call.query` with (object schemas; their properties are merged). */
+  readonly query?: v.GenericSchema | readonly v.GenericSchema[];
+  /** The JSON body schema `run` parses `call.body` with (not for `bodyFormat: 'raw'`). */
+  readonly body?: v.GenericSchema;
+  /** The success status `run` answers with (201 for a creation); 200 by default. */
+  readonly status?: 200 | 201 | 202;
+  /** The answer's body (the kit adds `ok: true`); a generic object when absent. */
+  readonly response?: v.GenericSchema;
+  /** Takes `limit` and `cursor` (`parseAdminPage`) besides `query`. */
+  readonly paged?: boolean;
+  /**
+   * The domain refusals it may answer (`already_revoked`, `policy_exists`, …). Those every operation of
+   * its shape can answer (`invalid_token`, `insufficient_scope`, `invalid_request`, `not_found` with a
+   * path parameter, `idempotency_conflict`, the body refusals) are added by the generator.
+   */
+  readonly errors?: readonly AdminErrorCode[];
+  /** The media type of a raw or streamed answer (`application/x-ndjson`), instead of the JSON envelope. */
+  readonly responseMediaType?: string;
 }
 
 /** The Admin API's JSON body cap (license spec, "Limits"). */

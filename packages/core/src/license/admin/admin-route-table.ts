@@ -1,6 +1,7 @@
 import canonicalize from 'canonicalize';
 import { hmacSha256, sha256 } from '../../crypto/hash';
 import { hexEncode } from '../../crypto/hex';
+import { randomId } from '../../crypto/random';
 import { utf8Encode } from '../../crypto/utf8';
 import { AdminError } from '../../errors/admin';
 import { renderAdminError } from '../../errors/render';
@@ -31,8 +32,11 @@ export interface AdminRouteTableDeps {
   readonly tokenPrefix: string;
   /** `ADMIN_REALM`, sent in `WWW-Authenticate: Bearer realm="…"`. */
   readonly realm: string;
-  /** Called with every error that is not an expected refusal (it is answered `internal_error`). */
-  readonly onUnexpectedError?: (error: unknown) => void;
+  /**
+   * Called with every error that is not an expected refusal (it is answered `internal_error`), and the
+   * request id of the answer it spoiled (also sent as `X-Request-Id`) so the log line can be found.
+   */
+  readonly onUnexpectedError?: (error: unknown, context?: { readonly requestId: string | undefined }) => void;
 }
 
 /** Where the Admin API lives. */
@@ -41,6 +45,8 @@ export const adminPathPrefix = '/v1/admin';
 const bearerPattern = /^Bearer +(\S+) *$/i;
 const idempotencyKeyPattern = /^[\x21-\x7e]{1,128}$/;
 const noStore = { 'cache-control': 'no-store' };
+/** A client-sent `X-Request-Id` is echoed only when it is this harmless (no header or log injection, bounded). */
+const clientRequestIdPattern = /^[A-Za-z0-9._-]{1,64}$/;
 
 /**
  * Builds the Admin API's route table from its operations. Every route gets, in order: bearer
@@ -51,8 +57,9 @@ const noStore = { 'cache-control': 'no-store' };
  * answered before the operation's `prepare` runs), at
  * least one audit event per confirmed mutation (one that appends none is rolled back and answered 500
  * `internal_error`), and the `{ ok: true, … }` envelope. Every answer, error or not, carries
- * `Cache-Control: no-store` and no CORS headers; anything unexpected is a 500 `internal_error` without
- * internals.
+ * `Cache-Control: no-store`, an `X-Request-Id` (the client's, when 1 to 64 of `[A-Za-z0-9._-]`, else a
+ * fresh one; unexpected errors are reported with it) and no CORS headers; anything unexpected is a 500
+ * `internal_error` without internals.
  *
  * Per operation (see {@link AdminOperation}): `bodyFormat: 'raw'` takes the body as bytes under
  * `maxBodyBytes`; a result with `bytes` or `stream` answers raw or streamed instead of the envelope
@@ -70,6 +77,15 @@ const noStore = { 'cache-control': 'no-store' };
  */
 export function createAdminRouteTable(operations: readonly AdminOperation[], deps: AdminRouteTableDeps): RouteTable {
   const actors = new WeakMap<object, AdminActor>();
+  // Keyed by `request.headers`, the one object the engine hands unchanged to middleware and handler.
+  const requestIds = new WeakMap<object, string>();
+  // A thrown error → the request it failed, for the report `renderError` makes (it sees only the error).
+  const failedRequestIds = new WeakMap<object, string>();
+  const withRequestId = (request: HttpRequest, error: unknown): unknown => {
+    const requestId = requestIds.get(request.headers);
+    if (typeof error === 'object' && error !== null && requestId !== undefined) failedRequestIds.set(error, requestId);
+    return error;
+  };
   const challenge = { 'www-authenticate': `Bearer realm="${deps.realm.replace(/["\\]/g, '')}"` };
   const invalidToken = (message: string) => new AdminError('invalid_token', message, { headers: challenge });
 
@@ -94,7 +110,12 @@ export function createAdminRouteTable(operations: readonly AdminOperation[], dep
 
   const toRoute = (operation: AdminOperation): Route => {
     const guard: Middleware = async (request, next) => {
-      const actor = await authenticate(request, operation);
+      let actor: AdminActor;
+      try {
+        actor = await authenticate(request, operation);
+      } catch (error) {
+        throw withRequestId(request, error);
+      }
       const missing = operation.scopes.filter((scope) => !scopeSatisfied(actor.scopes, scope));
       if (missing.length > 0) throw new AdminError('insufficient_scope', `This operation needs the scope${missing.length > 1 ? 's' : ''} ${missing.join(', ')}.`);
       actors.set(request.headers, actor);
@@ -106,25 +127,29 @@ export function createAdminRouteTable(operations: readonly AdminOperation[], dep
       middleware: [guard],
       ...bodySpecOf(operation),
       handler: async (request) => {
-        const actor = actors.get(request.headers) ?? (await authenticate(request, operation));
-        return execute(operation, request, actor);
+        try {
+          const actor = actors.get(request.headers) ?? (await authenticate(request, operation));
+          return await execute(operation, request, actor);
+        } catch (error) {
+          throw withRequestId(request, error);
+        }
       },
     };
   };
 
   /** The answer of a result: the envelope, or raw bytes, or a stream whose failures are reported. */
-  function answerOf(operation: AdminOperation, result: AdminResult): HttpResponse {
+  function answerOf(operation: AdminOperation, result: AdminResult, request: HttpRequest): HttpResponse {
     if (result.bytes !== undefined) return { status: result.status ?? 200, headers: rawHeaders(result.headers, result.contentType), body: result.bytes };
-    if (result.stream !== undefined) return { status: result.status ?? 200, headers: rawHeaders(result.headers, result.contentType), body: reported(result.stream, operation) };
+    if (result.stream !== undefined) return { status: result.status ?? 200, headers: rawHeaders(result.headers, result.contentType), body: reported(result.stream, operation, requestIds.get(request.headers)) };
     return envelope(result, false);
   }
 
   /** Passes the stream through, reporting a producer's failure before the adapter aborts the connection. */
-  async function* reported(stream: HttpStreamBody, operation: AdminOperation): HttpStreamBody {
+  async function* reported(stream: HttpStreamBody, operation: AdminOperation, requestId: string | undefined): HttpStreamBody {
     try {
       yield* stream;
     } catch (error) {
-      deps.onUnexpectedError?.(new Error(`${operation.method} ${operation.path}: the streamed answer failed`, { cause: error }));
+      deps.onUnexpectedError?.(new Error(`${operation.method} ${operation.path}: the streamed answer failed`, { cause: error }), { requestId });
       throw error;
     }
   }
@@ -138,10 +163,10 @@ export function createAdminRouteTable(operations: readonly AdminOperation[], dep
     const requestCall = { params: request.params, query, body: request.body, actor, now, dryRun };
     // Before any transaction: see AdminOperation.prepare.
     const prepare = async () => ({ ...requestCall, database: deps.sql, prepared: operation.prepare === undefined ? undefined : await operation.prepare(requestCall) });
-    if (operation.kind === 'read' && operation.audited === true) return answerOf(operation, await runAudited(operation, await prepare(), actor, now));
+    if (operation.kind === 'read' && operation.audited === true) return answerOf(operation, await runAudited(operation, await prepare(), actor, now), request);
     if (operation.kind === 'read' || dryRun) {
       const call: AdminCall = { ...(await prepare()), sql: deps.sql, audit: () => Promise.reject(new Error(`${operation.method} ${operation.path} wrote an audit event outside a mutation`)) };
-      return answerOf(operation, await operation.run(call));
+      return answerOf(operation, await operation.run(call), request);
     }
     const key = request.headers['idempotency-key'];
     if (key === undefined || !idempotencyKeyPattern.test(key)) {
@@ -213,16 +238,19 @@ export function createAdminRouteTable(operations: readonly AdminOperation[], dep
     });
   }
 
-  const noStoreEverywhere: Middleware = async (_request, next) => {
+  const noStoreAndRequestId: Middleware = async (request, next) => {
+    const sent = request.headers['x-request-id'];
+    const requestId = sent !== undefined && clientRequestIdPattern.test(sent) ? sent : randomId();
+    requestIds.set(request.headers, requestId);
     const response = await next();
-    return { ...response, headers: { ...response.headers, ...noStore } };
+    return { ...response, headers: { ...response.headers, ...noStore, 'x-request-id': requestId } };
   };
 
   return defineRoutes({
     routes: operations.map(toRoute),
-    middleware: [noStoreEverywhere],
+    middleware: [noStoreAndRequestId],
     renderError: (error) => {
-      if (!(error instanceof AdminError) && !isRequestRefusal(error)) deps.onUnexpectedError?.(error);
+      if (!(error instanceof AdminError) && !isRequestRefusal(error)) deps.onUnexpectedError?.(error, { requestId: typeof error === 'object' && error !== null ? failedRequestIds.get(error) : undefined });
       return renderAdminError(error);
     },
   });

@@ -58,3 +58,4 @@ export * from './catalog';
 export * from './policies';
 export * from './licenses';
 export * from './machines';
+export * from './openapi';

@@ -55,6 +55,7 @@ export function productOperations(vendors: (sql: SqlClient) => VendorStore, aler
     adminOperation({
       method: 'GET',
       path: '/products/:productId/alert-webhook',
+      docs: { summary: "Reads the product's suspicion-alert webhook settings." },
       scopes: ['products:rw'],
       kind: 'read',
       run: async (call) => {
@@ -66,6 +67,7 @@ export function productOperations(vendors: (sql: SqlClient) => VendorStore, aler
     adminOperation({
       method: 'PATCH',
       path: '/products/:productId/alert-webhook',
+      docs: { summary: "Sets the product's suspicion-alert webhook (URL, threshold, enabled).", body: alertWebhookSchema },
       scopes: ['products:rw'],
       kind: 'mutation',
       run: async (call) => {

@@ -42,6 +42,7 @@ export function analyticsOperations(options: AnalyticsOperationsOptions): AdminO
     adminOperation({
       method: 'GET',
       path: '/analytics/definitions',
+      docs: { summary: 'Lists the metric definitions and the k-anonymity threshold.' },
       scopes: ['analytics:r'],
       kind: 'read',
       maxBodyBytes: 0,
@@ -50,6 +51,7 @@ export function analyticsOperations(options: AnalyticsOperationsOptions): AdminO
     adminOperation({
       method: 'GET',
       path: '/analytics/metrics',
+      docs: { summary: 'Queries metric series (metric_id, from, to, granularity, group_by, filters); small groups are suppressed.' },
       scopes: ['analytics:r'],
       kind: 'read',
       maxBodyBytes: 0,
@@ -62,6 +64,7 @@ export function analyticsOperations(options: AnalyticsOperationsOptions): AdminO
     adminOperation({
       method: 'GET',
       path: '/analytics/export',
+      docs: { summary: 'Streams raw analytics events as NDJSON (or CSV with format=csv); X-Next-Cursor continues.', responseMediaType: 'application/x-ndjson' },
       scopes: ['analytics:r'],
       kind: 'read',
       maxBodyBytes: 0,

@@ -73,6 +73,7 @@ const createOperation = (deps: AssetKeyOperationsDeps, sealKey: Uint8Array) =>
   adminOperation({
     method: 'POST',
     path: '/asset-keks',
+    docs: { summary: 'Registers the asset key (KEK) of a feature of a release; the key is shown once.', body: createSchema, status: 201, errors: ['asset_kek_exists'] },
     scopes: ['releases:rw'],
     kind: 'mutation',
     run: async (call) => {
@@ -121,6 +122,7 @@ const deleteOperation = (deps: AssetKeyOperationsDeps) =>
   adminOperation({
     method: 'DELETE',
     path: '/asset-keks/:releaseId/:featureId',
+    docs: { summary: 'Deletes the asset key of a feature of a release.' },
     scopes: ['releases:rw'],
     kind: 'destructive',
     maxBodyBytes: 0,
@@ -174,6 +176,7 @@ export function assetKeyOperations(deps: AssetKeyOperationsDeps): AdminOperation
     adminOperation({
       method: 'GET',
       path: '/asset-keks',
+      docs: { summary: 'Lists asset keys (without key material).', query: listSchema, paged: true },
       scopes: ['releases:rw'],
       kind: 'read',
       run: async (call) => {

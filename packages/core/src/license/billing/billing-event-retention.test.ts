@@ -1,27 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestDatabase, testDatabaseEngines, type TestDatabase } from '../../testing';
-import { coreMigrations } from '../../storage/migrations/core-migrations';
+import { invoicePaidEvent, openBillingTestDatabase } from '../../../test/license/billing-fixtures';
+import { testDatabaseEngines, type TestDatabase } from '../../testing';
 import { ManualClock } from '../../time/clock';
-import { licenseMigrations } from '../storage/license-migrations';
 import type { BillingApplyDeps } from './apply-billing-event';
-import type { BillingEvent } from './billing-event';
 import { purgeProcessedBillingEvents } from './billing-event-retention';
 import { createSqlBillingEventStore } from './billing-event-store';
 import { processDueBillingEvents } from './process-billing-events';
-
-const event = (eventId: string): BillingEvent => ({
-  provider: 'stripe',
-  eventId,
-  eventType: 'invoice.paid',
-  occurredAt: 1_000,
-  effect: 'record_payment',
-  subscriptionId: 'sub_1',
-  status: null,
-  periodEnd: null,
-  reversal: null,
-  paymentRefs: [],
-  mapping: { checkoutToken: null, priceIds: [] },
-});
 
 const day = 86_400_000;
 
@@ -29,7 +13,7 @@ for (const engine of await testDatabaseEngines()) {
   describe(`purgeProcessedBillingEvents [${engine.name}]`, () => {
     let database: TestDatabase;
     beforeAll(async () => {
-      database = await openTestDatabase({ engine, migrations: [coreMigrations, licenseMigrations] });
+      database = await openBillingTestDatabase(engine);
     }, 120_000);
     afterAll(() => database?.close());
 
@@ -37,12 +21,12 @@ for (const engine of await testDatabaseEngines()) {
       const store = createSqlBillingEventStore(database.sql);
       const clock = new ManualClock(Date.parse('2026-01-01T00:00:00Z'));
       const deps = { sql: database.sql, clock, apply: async () => ({ outcome: 'payment_recorded', licenseId: null }) } as unknown as BillingApplyDeps & { sql: typeof database.sql; clock: ManualClock };
-      for (const id of ['old_1', 'old_2', 'old_3']) await store.accept(event(id), new Date(clock.now()));
+      for (const id of ['old_1', 'old_2', 'old_3']) await store.accept(invoicePaidEvent(id), new Date(clock.now()));
       expect(await processDueBillingEvents(deps)).toHaveLength(3);
       clock.advance(40 * day);
-      await store.accept(event('recent'), new Date(clock.now()));
+      await store.accept(invoicePaidEvent('recent'), new Date(clock.now()));
       expect(await processDueBillingEvents(deps)).toHaveLength(1);
-      await store.accept(event('pending'), new Date(clock.now() + day));
+      await store.accept(invoicePaidEvent('pending'), new Date(clock.now() + day));
       await database.sql.query("INSERT INTO license_billing_events (provider, event_id, event_type, event, status, attempts, next_attempt_at, received_at) VALUES ('stripe', 'dead', 'invoice.paid', '{}', 'dead', 30, $1, $1)", [new Date(0)]);
       const cutOff = new Date(clock.now() - 30 * day);
       expect(await purgeProcessedBillingEvents(database.sql, cutOff, 2)).toBe(2);

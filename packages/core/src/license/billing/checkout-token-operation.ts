@@ -55,6 +55,7 @@ export function checkoutTokenOperation(deps: { readonly checkoutTokenKey: Uint8A
   return adminOperation({
     method: 'POST',
     path: '/billing/checkout-tokens',
+    docs: { summary: 'Signs a checkout token linking a new subscription to an existing license (license_id) or one to issue (policy_id + account_id).', body: checkoutTokenRequestSchema, status: 201 },
     scopes: ['licenses:rw'],
     kind: 'mutation',
     run: async (call) => {

@@ -1,26 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestDatabase, testDatabaseEngines, type TestDatabase } from '../../testing';
-import { coreMigrations } from '../../storage/migrations/core-migrations';
+import { invoicePaidEvent, openBillingTestDatabase } from '../../../test/license/billing-fixtures';
+import { testDatabaseEngines, type TestDatabase } from '../../testing';
 import { ManualClock } from '../../time/clock';
-import { licenseMigrations } from '../storage/license-migrations';
 import type { BillingApplyDeps } from './apply-billing-event';
-import type { BillingEvent } from './billing-event';
 import { createSqlBillingEventStore } from './billing-event-store';
 import { processDueBillingEvents } from './process-billing-events';
-
-const event = (eventId: string): BillingEvent => ({
-  provider: 'stripe',
-  eventId,
-  eventType: 'invoice.paid',
-  occurredAt: 1_000,
-  effect: 'record_payment',
-  subscriptionId: 'sub_1',
-  status: null,
-  periodEnd: null,
-  reversal: null,
-  paymentRefs: ['ch_1'],
-  mapping: { checkoutToken: null, priceIds: [] },
-});
 
 // Applying is injected: these cases are about the queue (claim, rollback, backoff, dead-letter), not license state.
 const unusedDeps = {} as unknown as BillingApplyDeps;
@@ -29,7 +13,7 @@ for (const engine of await testDatabaseEngines()) {
   describe(`processDueBillingEvents [${engine.name}]`, () => {
     let database: TestDatabase;
     beforeAll(async () => {
-      database = await openTestDatabase({ engine, migrations: [coreMigrations, licenseMigrations] });
+      database = await openBillingTestDatabase(engine);
     }, 120_000);
     afterAll(() => database?.close());
 
@@ -37,7 +21,7 @@ for (const engine of await testDatabaseEngines()) {
 
     it('rolls back what a failing attempt wrote, retries after a jittered backoff, then applies once', async () => {
       const clock = new ManualClock(10_000_000);
-      await createSqlBillingEventStore(database.sql).accept(event('evt_retry'), new Date(clock.now()));
+      await createSqlBillingEventStore(database.sql).accept(invoicePaidEvent('evt_retry', ['ch_1']), new Date(clock.now()));
       let fail = true;
       const deps = {
         ...unusedDeps,
@@ -68,7 +52,7 @@ for (const engine of await testDatabaseEngines()) {
 
     it('dead-letters an event after its last attempt', async () => {
       const clock = new ManualClock(20_000_000);
-      await createSqlBillingEventStore(database.sql).accept(event('evt_dead'), new Date(clock.now()));
+      await createSqlBillingEventStore(database.sql).accept(invoicePaidEvent('evt_dead', ['ch_1']), new Date(clock.now()));
       const deps = { ...unusedDeps, sql: database.sql, clock, jitter: () => 0, maxAttempts: 2, apply: () => Promise.reject(new Error('always')) };
       const rounds = [...(await processDueBillingEvents(deps)), ...(await processDueBillingEvents(deps))];
       expect(rounds.map((round) => (round.kind === 'failed' ? round.retryAt : 'processed'))).toEqual([new Date(clock.now()), null]);
@@ -78,7 +62,7 @@ for (const engine of await testDatabaseEngines()) {
 
     it('queues one row per (provider, event id) and reports a redelivery as a duplicate', async () => {
       const store = createSqlBillingEventStore(database.sql);
-      const outcomes = await Promise.all(Array.from({ length: 8 }, () => store.accept(event('evt_twice'), new Date())));
+      const outcomes = await Promise.all(Array.from({ length: 8 }, () => store.accept(invoicePaidEvent('evt_twice', ['ch_1']), new Date())));
       expect(outcomes.filter((outcome) => outcome.kind === 'queued')).toHaveLength(1);
       expect(outcomes.filter((outcome) => outcome.kind === 'duplicate')).toHaveLength(7);
     });

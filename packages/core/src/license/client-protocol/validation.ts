@@ -96,7 +96,7 @@ async function judgeBuildDeferred(context: ClientProtocolContext, request: Valid
 /**
  * Spends the nonce with the contact and, only when the nonce is fresh, the license's budget (1005 when
  * over it, leaving the nonce usable): in one statement when the budget lives in the shared SQL limiter
- * on this database, else a replay check, the budget, then the nonce. Only a request whose proof verified
+ * on this database or there is none, else a replay check, the budget, then the nonce. Only a request whose proof verified
  * gets here, so a forged proof spends neither; a replay spends nothing.
  */
 async function spendProvenRequest(context: ClientProtocolContext, machine: SessionMachine, nonce: SessionNonceInput): Promise<{ fresh: boolean; active: boolean }> {
@@ -106,6 +106,8 @@ async function spendProvenRequest(context: ClientProtocolContext, machine: Sessi
     if (spent.decision !== undefined && !spent.decision.allowed) throw budgetRefusal(spent.decision, false);
     return spent;
   }
+  // Without a per-license budget there is nothing a replay could be charged: the nonce statement alone tells it.
+  if (budget === undefined) return spendSessionNonce(context.sql, nonce);
   if (await sessionNonceSpent(context.sql, nonce.machineId, nonce.nonce)) return { fresh: false, active: false };
   await spendClientBudget(context, 'validate', { licenseId: machine.licenseId });
   return spendSessionNonce(context.sql, nonce);
@@ -116,7 +118,7 @@ type SpentValidation = { machine: SessionMachine; build?: BuildVerdict; unknown?
 
 /**
  * One round trip, when this instance knows the machine's key and the license budget lives in the SQL
- * limiter on this database: the proof is checked with the cached key first, and the statement spends
+ * limiter on this database (or there is no license budget): the proof is checked with the cached key first, and the statement spends
  * only if the stored key is still that key. `undefined` (nothing spent) sends the request the long way,
  * which also answers a forged proof (with its suspicion notice) and a machine that is gone.
  */
@@ -125,13 +127,14 @@ async function oneTrip(context: ClientProtocolContext, request: ValidateRequest,
   const key = context.deviceKeys.get(nonce.machineId, licenseId, request.productId);
   if (key === undefined) return undefined;
   const budget = clientBudget(context, 'validate', { licenseId });
-  if (budget === undefined || sqlRateLimiterDatabase(budget.limiter) !== context.sql) return undefined;
+  // A budget kept elsewhere (not the SQL limiter on this database) cannot join the statement.
+  if (budget !== undefined && sqlRateLimiterDatabase(budget.limiter) !== context.sql) return undefined;
   if (!context.verifyProof(key, requestProofMessage('validate-request', request.productId, body), request.proof)) return undefined;
   const { build, unknown } = await judgeBuildDeferred(context, request);
   const spent = await spendValidationInOneTrip(context.sql, {
     ...nonce,
     releaseId: build?.releaseId ?? null,
-    budget: { key: budget.key, rule: budget.rule, nowMs: nonce.now.getTime() },
+    budget: budget === undefined ? undefined : { key: budget.key, rule: budget.rule, nowMs: nonce.now.getTime() },
     licenseId,
     productId: request.productId,
     devicePublicKey: key,
@@ -161,7 +164,7 @@ async function twoTrips(context: ClientProtocolContext, request: ValidateRequest
  * registered at activation (a forged proof is 1000/401 before the nonce is touched); the release gate
  * (cached); the nonce (a replay is 1000/401 and charges nothing), the license budget (charged only for
  * a fresh nonce; a refusal leaves the nonce usable) and the contact on the machine, in one statement
- * when the limiter allows it (and, once this instance knows the device's key, with the machine read in
+ * when the limiter allows it or there is no license budget (and, once this instance knows the device's key, with the machine read in
  * that same statement: see `spendValidationInOneTrip`); then
  * kill orders (license revoked 1, or 4/5 when revoked with reason code fraud/refund; machine revoked 2;
  * seat gone 3; release revoked 7), an unknown build (1007), a suspended or expired license (1000/403);

@@ -102,6 +102,7 @@ export function dsrOperations(deps: DsrOperationsDeps): AdminOperation[] {
     adminOperation({
       method: 'POST',
       path: '/dsr/export',
+      docs: { summary: 'Exports every record of a data subject (a license or machine), within bounds.', body: subjectSchema, errors: ['dsr_bound_exceeded'] },
       scopes: ['dsr:rw'],
       kind: 'read',
       run: async (call) => {
@@ -121,6 +122,7 @@ export function dsrOperations(deps: DsrOperationsDeps): AdminOperation[] {
     adminOperation({
       method: 'POST',
       path: '/dsr/delete',
+      docs: { summary: 'Erases the records of a data subject (a license or machine), within bounds.', body: subjectSchema, errors: ['dsr_bound_exceeded'] },
       scopes: ['dsr:rw'],
       kind: 'destructive',
       run: (call) => eraseSubject(call, subjectOf(call.body), deps),
@@ -128,6 +130,7 @@ export function dsrOperations(deps: DsrOperationsDeps): AdminOperation[] {
     adminOperation({
       method: 'DELETE',
       path: '/machines/:machineId',
+      docs: { summary: 'Erases one machine and its records (a data-subject erasure).', errors: ['dsr_bound_exceeded'] },
       scopes: ['machines:rw'],
       kind: 'destructive',
       maxBodyBytes: 0,

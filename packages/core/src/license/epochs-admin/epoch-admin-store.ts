@@ -1,6 +1,6 @@
 import { hexDecode, hexEncode } from '../../crypto/hex';
 import type { SqlClient } from '../../storage/sql-client';
-import type { EpochStatus } from '../storage/epoch-store';
+import { epochColumns, toStoredEpoch, type EpochRow, type EpochStatus } from '../storage/epoch-store';
 
 /**
  * An epoch as Epoch administration reads it: the stored row plus who administers it. Never carries the
@@ -24,38 +24,25 @@ export interface AdministeredEpoch {
   readonly productVendorId: string | undefined;
 }
 
-type AdministeredEpochRow = {
-  epoch_id: Uint8Array;
-  public_key: Uint8Array;
-  product_scope: string | null;
-  not_before: string;
-  not_after: string;
-  status: EpochStatus;
-  certificate: Uint8Array | null;
-  created_at: Date;
-  activated_at: Date | null;
+/** The stored row, plus what administration reads besides: when it was revoked, and its product's vendor. */
+type AdministeredEpochRow = EpochRow & {
   revoked_at: Date | null;
-  key_wiped_at: Date | null;
   product_vendor_id: string | null;
 };
 
-const administeredColumns = `e.epoch_id, e.public_key, e.product_scope, e.not_before, e.not_after, e.status, e.certificate, e.created_at,
-  e.activated_at, e.revoked_at, e.key_wiped_at, p.vendor_id AS product_vendor_id`;
+// The epoch's columns (prefixed `e.`, as the queries join `license_products p`), then the extras.
+const administeredColumns = `${epochColumns
+  .split(', ')
+  .map((column) => `e.${column}`)
+  .join(', ')}, e.revoked_at, p.vendor_id AS product_vendor_id`;
 
 function toAdministeredEpoch(row: AdministeredEpochRow): AdministeredEpoch {
+  const stored = toStoredEpoch(row);
   return Object.freeze({
-    epochId: row.epoch_id,
-    epochIdHex: hexEncode(row.epoch_id),
-    publicKey: row.public_key,
-    productScope: row.product_scope ?? undefined,
-    notBefore: Number(row.not_before),
-    notAfter: Number(row.not_after),
-    status: row.status,
-    certificate: row.certificate ?? undefined,
-    createdAt: row.created_at,
-    activatedAt: row.activated_at ?? undefined,
+    ...stored,
+    // Administration always carries the key (`undefined` for a global epoch), where a stored epoch omits it.
+    productScope: stored.productScope,
     revokedAt: row.revoked_at ?? undefined,
-    keyWipedAt: row.key_wiped_at ?? undefined,
     productVendorId: row.product_vendor_id ?? undefined,
   });
 }

@@ -77,6 +77,7 @@ export function epochOperations(deps: EpochAdminDeps): AdminOperation[] {
     adminOperation({
       method: 'GET',
       path: '/epochs',
+      docs: { summary: 'Lists the signing epochs of the vendor and the global ones.' },
       scopes: ['epochs:rw'],
       kind: 'read',
       run: async (call) => {
@@ -90,6 +91,7 @@ export function epochOperations(deps: EpochAdminDeps): AdminOperation[] {
     adminOperation({
       method: 'POST',
       path: '/epochs',
+      docs: { summary: 'Uploads the root-signed certificate of an epoch created on this server.', body: uploadSchema, errors: ['already_revoked'] },
       scopes: ['epochs:rw'],
       kind: 'mutation',
       run: async (call) => {
@@ -127,6 +129,7 @@ export function epochOperations(deps: EpochAdminDeps): AdminOperation[] {
     adminOperation({
       method: 'GET',
       path: '/epochs/:epochId',
+      docs: { summary: 'Reads one signing epoch.' },
       scopes: ['epochs:rw'],
       kind: 'read',
       run: async (call) => {

@@ -162,6 +162,7 @@ export function epochRevokeOperation(deps: EpochAdminDeps): AdminOperation {
   return adminOperation({
     method: 'POST',
     path: '/epochs/:epochId/revoke',
+    docs: { summary: 'Revokes a signing epoch: two distinct Admin tokens must confirm (the first opens an approval).', description: 'Confirming (dry_run=false) needs confirm_epoch_id equal to the epoch in the path; the first confirmation answers 202 with approval_pending, a second token then revokes. The body may be empty for a dry run.', body: revokeSchema, errors: ['confirmation_mismatch', 'already_revoked', 'second_actor_required', 'replacement_epoch_required'] },
     scopes: ['epochs:rw', 'revoke'],
     kind: 'destructive',
     maxBodyBytes: adminRevokeBodyLimit,

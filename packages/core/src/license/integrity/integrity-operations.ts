@@ -73,6 +73,7 @@ export function integrityOperations(deps: IntegrityOperationsDeps): AdminOperati
     adminOperation({
       method: 'GET',
       path: '/integrity/keys',
+      docs: { summary: 'Lists integrity signer keys of the vendor.', query: listSchema },
       scopes: ['sign:manifest'],
       kind: 'read',
       run: async (call) => {
@@ -93,6 +94,7 @@ export function integrityOperations(deps: IntegrityOperationsDeps): AdminOperati
     adminOperation({
       method: 'POST',
       path: '/integrity/keys',
+      docs: { summary: 'Registers an integrity signer key for a product (the server keeps the private key).', body: registerSchema, status: 201 },
       scopes: ['sign:manifest'],
       kind: 'mutation',
       run: async (call) => {
@@ -106,6 +108,7 @@ export function integrityOperations(deps: IntegrityOperationsDeps): AdminOperati
     adminOperation({
       method: 'POST',
       path: '/integrity/keys/:fingerprint/revoke',
+      docs: { summary: 'Revokes an integrity signer key.', body: revokeSchema, errors: ['already_revoked'] },
       scopes: ['sign:manifest'],
       kind: 'destructive',
       maxBodyBytes: adminRevokeBodyLimit,
@@ -122,6 +125,7 @@ export function integrityOperations(deps: IntegrityOperationsDeps): AdminOperati
     adminOperation({
       method: 'POST',
       path: '/integrity/sign',
+      docs: { summary: 'Signs a release integrity manifest (raw bytes) and answers the raw signature.', description: 'With INTEGRITY_OIDC configured, a CI job may call it with its OIDC token instead of an Admin token (for its own product only).', errors: ['signer_key_not_registered'], responseMediaType: 'application/octet-stream' },
       scopes: ['sign:manifest'],
       kind: 'read',
       audited: true,

@@ -28,6 +28,7 @@ const registerOperation = (deps: ReleaseOperationsDeps) =>
   adminOperation({
     method: 'POST',
     path: '/releases',
+    docs: { summary: 'Registers a release of a product (idempotent on its version and artifact: an existing one answers 200 already_registered).', body: registerReleaseSchema, status: 201 },
     scopes: ['releases:rw'],
     kind: 'mutation',
     run: async (call) => {
@@ -107,6 +108,7 @@ export function releaseOperations(deps: ReleaseOperationsDeps): AdminOperation[]
     adminOperation({
       method: 'GET',
       path: '/releases',
+      docs: { summary: 'Lists releases, newest first.', query: listReleasesQuerySchema, paged: true },
       scopes: ['releases:rw'],
       kind: 'read',
       run: async (call) => {
@@ -128,6 +130,7 @@ export function releaseOperations(deps: ReleaseOperationsDeps): AdminOperation[]
     adminOperation({
       method: 'GET',
       path: '/releases/:releaseId',
+      docs: { summary: 'Reads one release.' },
       scopes: ['releases:rw'],
       kind: 'read',
       run: async (call) => ({ body: { release: releaseView(await requireRelease(call, call.params.releaseId)) } }),

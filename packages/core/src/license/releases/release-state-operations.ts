@@ -70,6 +70,7 @@ export function releaseStateOperations(deps: ReleaseOperationsDeps): AdminOperat
     adminOperation({
       method: 'POST',
       path: '/releases/:releaseId/deprecate',
+      docs: { summary: 'Deprecates a release (clients are told to upgrade).', body: deprecateReleaseSchema },
       scopes: ['releases:rw'],
       kind: 'destructive',
       maxBodyBytes: adminRevokeBodyLimit,
@@ -99,6 +100,7 @@ export function releaseStateOperations(deps: ReleaseOperationsDeps): AdminOperat
     adminOperation({
       method: 'POST',
       path: '/releases/:releaseId/mark-compromised',
+      docs: { summary: 'Marks a release compromised, with the action clients take: warn, force_upgrade or revoke.', body: markCompromisedSchema },
       scopes: ['releases:rw'],
       kind: 'destructive',
       maxBodyBytes: adminRevokeBodyLimit,

@@ -28,7 +28,11 @@ export interface StoredEpoch extends EpochKey {
   readonly keyWipedAt: Date | undefined;
 }
 
-type EpochRow = {
+/**
+ * A `license_epochs` row as the stores select it ({@link epochColumns}): never the sealed private key.
+ * Readers that join more columns extend it (epoch administration adds the revocation time and vendor).
+ */
+export type EpochRow = {
   epoch_id: Uint8Array;
   public_key: Uint8Array;
   product_scope: string | null;
@@ -41,9 +45,22 @@ type EpochRow = {
   key_wiped_at: Date | null;
 };
 
-const epochColumns = 'epoch_id, public_key, product_scope, not_before, not_after, status, certificate, created_at, activated_at, key_wiped_at';
+/** The columns of an {@link EpochRow}, in `SELECT` order. */
+export const epochColumns = 'epoch_id, public_key, product_scope, not_before, not_after, status, certificate, created_at, activated_at, key_wiped_at';
 
-function toStoredEpoch(row: EpochRow): StoredEpoch {
+/**
+ * The {@link StoredEpoch} of a selected row (frozen; `productScope` absent for a global epoch).
+ *
+ * @param row - A row with the {@link epochColumns}.
+ * @returns The epoch.
+ *
+ * @example
+ * ```ts
+ * const { rows } = await sql.query<EpochRow>(`SELECT ${epochColumns} FROM license_epochs`);
+ * const epochs = rows.map(toStoredEpoch);
+ * ```
+ */
+export function toStoredEpoch(row: EpochRow): StoredEpoch {
   return Object.freeze({
     epochId: row.epoch_id,
     epochIdHex: hexEncode(row.epoch_id),

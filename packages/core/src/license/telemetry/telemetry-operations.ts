@@ -77,6 +77,7 @@ export function telemetryOperations(deps: TelemetryOperationsDeps): AdminOperati
     adminOperation({
       method: 'POST',
       path: '/telemetry/purge',
+      docs: { summary: 'Purges raw telemetry older than the retention (or before a given day).', description: 'before may be given in the query or in the body, not both.', query: purgeQuerySchema, body: purgeBodySchema },
       scopes: ['dsr:rw'],
       kind: 'destructive',
       maxBodyBytes: 1024,
@@ -96,6 +97,7 @@ export function telemetryOperations(deps: TelemetryOperationsDeps): AdminOperati
     adminOperation({
       method: 'GET',
       path: '/telemetry/counters',
+      docs: { summary: 'Reads daily telemetry counters over a day range.', query: countersQuerySchema },
       scopes: ['analytics:r'],
       kind: 'read',
       run: async (call) => {

@@ -106,6 +106,7 @@ export function accountOperations(accounts: (sql: SqlClient) => AccountStore = c
     adminOperation({
       method: 'GET',
       path: '/accounts',
+      docs: { summary: 'Lists the accounts of a product (email filter).', query: listAccountsQuerySchema, paged: true },
       scopes: ['accounts:rw'],
       kind: 'read',
       run: async (call) => {
@@ -125,6 +126,7 @@ export function accountOperations(accounts: (sql: SqlClient) => AccountStore = c
     adminOperation({
       method: 'POST',
       path: '/accounts',
+      docs: { summary: 'Creates an end-user account (email and password) of a product.', body: createAccountSchema, status: 201, errors: ['account_exists'] },
       scopes: ['accounts:rw'],
       kind: 'mutation',
       // The KDF runs here, before the journal's transaction opens: no connection or lock waits for it.

@@ -53,6 +53,7 @@ export function auditOperations(audit: AuditLog): AdminOperation[] {
     adminOperation({
       method: 'GET',
       path: '/audit',
+      docs: { summary: "Lists the vendor's audit events (filters by target).", query: listQuery },
       scopes: ['audit:r'],
       kind: 'read',
       run: async (call) => {
@@ -69,6 +70,7 @@ export function auditOperations(audit: AuditLog): AdminOperation[] {
     adminOperation({
       method: 'POST',
       path: '/audit/verify',
+      docs: { summary: 'Verifies the hash chain of the audit log over a range of events.', body: verifyBody },
       scopes: ['audit:r'],
       kind: 'read',
       maxBodyBytes: 1024,

@@ -69,6 +69,7 @@ function kindOperations(kind: CatalogKind, store: (sql: SqlClient) => CatalogSto
   const patch = adminOperation({
     method: 'PATCH',
     path: `/catalog/${collection}/:${param}`,
+    docs: { summary: `Changes a catalog ${kind} (ids are immutable).`, body: patchSchema, errors: ['invalid_entitlement'] },
     scopes: ['catalog:rw'],
     kind: 'mutation',
     run: (call) => patchItem(call, (call.params as Readonly<Record<string, string>>)[param]),
@@ -77,6 +78,7 @@ function kindOperations(kind: CatalogKind, store: (sql: SqlClient) => CatalogSto
     adminOperation({
       method: 'GET',
       path: `/catalog/${collection}`,
+      docs: { summary: `Lists the ${collection} of a product's catalog.`, query: catalogListQuerySchema, paged: true },
       scopes: ['catalog:rw'],
       kind: 'read',
       run: async (call) => {
@@ -92,6 +94,7 @@ function kindOperations(kind: CatalogKind, store: (sql: SqlClient) => CatalogSto
     adminOperation({
       method: 'POST',
       path: `/catalog/${collection}`,
+      docs: { summary: `Adds a ${kind} to a product's catalog.`, body: createSchema, status: 201, errors: ['catalog_item_exists', 'invalid_entitlement'] },
       scopes: ['catalog:rw'],
       kind: 'mutation',
       run: async (call) => {
@@ -149,6 +152,7 @@ export function catalogOperations(deps: CatalogOperationsDeps = {}): AdminOperat
     adminOperation({
       method: 'POST',
       path: '/catalog/resolve',
+      docs: { summary: 'Resolves a tier, groups and features into the entitlement snapshot a license would carry (changes nothing).', body: resolveRequestSchema, errors: ['invalid_entitlement'] },
       scopes: ['catalog:rw'],
       kind: 'read',
       run: async (call) => {

@@ -48,6 +48,7 @@ async function lapseOutcome(sql: SqlClient, license: LicenseRecord, terms: Polic
 export const licensePreviewFallbackOperation = adminOperation({
   method: 'GET',
   path: '/licenses/:licenseId/preview-fallback',
+  docs: { summary: 'Previews what a subscription license falls back to when its subscription lapses.' },
   scopes: ['licenses:rw'],
   kind: 'read',
   run: async (call) => {

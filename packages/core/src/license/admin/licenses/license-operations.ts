@@ -46,6 +46,7 @@ const issueOperation = (deps: LicenseOperationsDeps) =>
   adminOperation({
     method: 'POST',
     path: '/licenses',
+    docs: { summary: 'Issues licenses under a policy (count at once); each key is shown once.', body: issueLicensesSchema, status: 201, errors: ['invalid_entitlement'] },
     scopes: ['licenses:rw'],
     kind: 'mutation',
     run: async (call) => {
@@ -96,6 +97,7 @@ const issueOperation = (deps: LicenseOperationsDeps) =>
 const patchOperation = adminOperation({
   method: 'PATCH',
   path: '/licenses/:licenseId',
+  docs: { summary: 'Changes a license: seats, expiry, metadata, entitlement overrides, version scope.', body: patchLicenseSchema, errors: ['invalid_entitlement', 'already_revoked'] },
   scopes: ['licenses:rw'],
   kind: 'mutation',
   run: async (call) => {
@@ -123,6 +125,7 @@ const patchOperation = adminOperation({
 const changeTierOperation = adminOperation({
   method: 'POST',
   path: '/licenses/:licenseId/change-tier',
+  docs: { summary: "Moves a license to another tier of its product's catalog.", body: changeTierSchema, errors: ['invalid_entitlement', 'already_revoked'] },
   scopes: ['licenses:rw'],
   kind: 'mutation',
   run: async (call) => {
@@ -172,6 +175,7 @@ export function licenseOperations(deps: LicenseOperationsDeps): AdminOperation[]
     adminOperation({
       method: 'GET',
       path: '/licenses',
+      docs: { summary: 'Lists the licenses of a product, newest first.', query: listLicensesQuerySchema, paged: true },
       scopes: ['licenses:rw'],
       kind: 'read',
       run: async (call) => {
@@ -193,6 +197,7 @@ export function licenseOperations(deps: LicenseOperationsDeps): AdminOperation[]
     adminOperation({
       method: 'GET',
       path: '/licenses/:licenseId',
+      docs: { summary: 'Reads one license.' },
       scopes: ['licenses:rw'],
       kind: 'read',
       run: async (call) => ({ body: { license: licenseView(await requireLicense(call, call.params.licenseId), call.now) } }),
@@ -203,6 +208,7 @@ export function licenseOperations(deps: LicenseOperationsDeps): AdminOperation[]
     adminOperation({
       method: 'GET',
       path: '/licenses/:licenseId/machines',
+      docs: { summary: 'Lists the machines of a license (truncated past the listing cap).' },
       scopes: ['licenses:rw'],
       kind: 'read',
       run: async (call) => {

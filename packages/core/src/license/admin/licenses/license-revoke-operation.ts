@@ -34,6 +34,7 @@ export function licenseRevokeOperation(deps: AdminRevocationDeps): AdminOperatio
   return adminOperation({
     method: 'POST',
     path: '/licenses/:licenseId/revoke',
+    docs: { summary: 'Revokes a license and its machines, publishing a signed revocation batch.', body: revokeBodySchema, errors: ['already_revoked', 'revocation_in_progress'] },
     scopes: ['revoke'],
     kind: 'destructive',
     maxBodyBytes: adminRevokeBodyLimit,

@@ -69,6 +69,7 @@ export function offlineKeyOperation(deps: Pick<AdminRevocationDeps, 'signingEpoc
   return adminOperation({
     method: 'POST',
     path: '/licenses/:licenseId/offline-key',
+    docs: { summary: 'Mints a signed offline license key (OLK) for an active license whose policy allows it.', body: offlineKeyRequestSchema, status: 201, errors: ['license_not_active', 'olk_not_allowed', 'service_unavailable'] },
     scopes: ['licenses:rw'],
     kind: 'mutation',
     run: async (call) => {

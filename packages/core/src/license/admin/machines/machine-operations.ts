@@ -49,6 +49,7 @@ export function machineOperations(deps: MachineOperationsDeps): AdminOperation[]
     adminOperation({
       method: 'GET',
       path: '/machines',
+      docs: { summary: 'Lists machines (filters by license, product, status).', query: listMachinesQuerySchema, paged: true },
       scopes: ['machines:r'],
       kind: 'read',
       run: async (call) => {
@@ -69,6 +70,7 @@ export function machineOperations(deps: MachineOperationsDeps): AdminOperation[]
     adminOperation({
       method: 'POST',
       path: '/machines/:machineId/revoke',
+      docs: { summary: 'Revokes one machine, publishing a signed revocation batch.', body: revokeBodySchema, errors: ['already_revoked', 'revocation_in_progress'] },
       scopes: ['revoke'],
       kind: 'destructive',
       maxBodyBytes: adminRevokeBodyLimit,

@@ -72,6 +72,7 @@ export function policyOperations(deps: PolicyOperationsDeps = {}): AdminOperatio
     adminOperation({
       method: 'GET',
       path: '/policies',
+      docs: { summary: 'Lists policies, newest first.', query: listQuerySchema, paged: true },
       scopes: ['policies:rw'],
       kind: 'read',
       run: async (call) => {
@@ -90,6 +91,7 @@ export function policyOperations(deps: PolicyOperationsDeps = {}): AdminOperatio
     adminOperation({
       method: 'POST',
       path: '/policies',
+      docs: { summary: 'Creates a policy (version 1); see docs/policies.md.', body: policyCreateSchema, status: 201, errors: ['policy_exists', 'invalid_entitlement'] },
       scopes: ['policies:rw'],
       kind: 'mutation',
       run: async (call) => {
@@ -108,6 +110,7 @@ export function policyOperations(deps: PolicyOperationsDeps = {}): AdminOperatio
     adminOperation({
       method: 'GET',
       path: '/policies/:policyId',
+      docs: { summary: 'Reads a policy, or one stored version of it (?version=N).', query: getQuerySchema },
       scopes: ['policies:rw'],
       kind: 'read',
       run: async (call) => {
@@ -122,6 +125,7 @@ export function policyOperations(deps: PolicyOperationsDeps = {}): AdminOperatio
     adminOperation({
       method: 'PATCH',
       path: '/policies/:policyId',
+      docs: { summary: 'Replaces a policy with the full document, storing the next version.', body: policyReplaceSchema, errors: ['invalid_entitlement'] },
       scopes: ['policies:rw'],
       kind: 'mutation',
       run: async (call) => {
@@ -146,6 +150,7 @@ export function policyOperations(deps: PolicyOperationsDeps = {}): AdminOperatio
     adminOperation({
       method: 'GET',
       path: '/policies/:policyId/versions',
+      docs: { summary: 'Lists the stored versions of a policy, newest first.', paged: true },
       scopes: ['policies:rw'],
       kind: 'read',
       run: async (call) => {

@@ -1,6 +1,6 @@
 import type { SqlClient } from '../../../storage/sql-client';
 import { dueSubscriptionPeriods, subscriptionDueAt, subscriptionPeriodAt, type SubscriptionSchedule } from './subscription-schedule';
-import { subscriptionLimits } from './subscription-store';
+import { subscriptionLimits, type NewMetricSubscription } from './subscription-store';
 
 /** Periods materialised per subscription per round (a long outage is caught up over several rounds). */
 const periodsPerRound = 31;
@@ -8,24 +8,19 @@ const periodsPerRound = 31;
 const subscriptionsPerRound = 100;
 const dayMs = 86_400_000;
 
-/** A delivery claimed by one worker: the claim holds while `attempts` is unchanged and the lease runs. */
-export interface ClaimedDelivery {
+/**
+ * A delivery claimed by one worker: the claim holds while `attempts` is unchanged and the lease runs. It
+ * carries what it needs of its subscription (as stored, with the sealed secret that signs the body).
+ */
+export interface ClaimedDelivery
+  extends Pick<NewMetricSubscription, 'subscriptionId' | 'vendorId' | 'schedule' | 'metricIds' | 'granularity' | 'groupBy' | 'url' | 'signingKeyId' | 'sealedSecret'> {
   readonly deliveryId: string;
-  readonly subscriptionId: string;
-  readonly vendorId: string;
   readonly periodStart: Date;
   readonly periodEnd: Date;
   /** Attempts including this one: the claim token (an outcome recorded under another value is ignored). */
   readonly attempts: number;
   /** The frozen body, or `null` when no attempt computed it yet. */
   readonly body: string | null;
-  readonly schedule: SubscriptionSchedule;
-  readonly metricIds: readonly string[];
-  readonly granularity: string;
-  readonly groupBy: readonly string[];
-  readonly url: string;
-  readonly signingKeyId: string;
-  readonly sealedSecret: Uint8Array;
 }
 
 /** How one attempt ended, as recorded. */

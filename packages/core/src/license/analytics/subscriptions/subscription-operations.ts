@@ -118,6 +118,7 @@ export function subscriptionOperations(deps: SubscriptionOperationsDeps): AdminO
     adminOperation({
       method: 'GET',
       path: '/analytics/subscriptions',
+      docs: { summary: 'Lists metric subscriptions.', paged: true },
       scopes: ['analytics:r'],
       kind: 'read',
       run: async (call) => {
@@ -132,6 +133,7 @@ export function subscriptionOperations(deps: SubscriptionOperationsDeps): AdminO
     adminOperation({
       method: 'POST',
       path: '/analytics/subscriptions',
+      docs: { summary: 'Creates a metric subscription (answers the signing secret once, 201), or with subscription_id enables or disables one.', body: v.union([createSchema, updateSchema]), status: 201 },
       scopes: ['analytics:r'],
       kind: 'mutation',
       maxBodyBytes: 16 * 1024,

@@ -48,19 +48,17 @@ export interface MetricSubscriptionRecord {
   readonly deliveredPeriods: number;
 }
 
-/** What {@link createSqlMetricSubscriptionStore}'s `create` stores. */
-export interface NewMetricSubscription {
-  readonly subscriptionId: string;
-  readonly vendorId: string;
-  readonly description: string | null;
-  readonly metricIds: readonly string[];
-  readonly granularity: string;
-  readonly groupBy: readonly string[];
-  readonly schedule: SubscriptionSchedule;
-  readonly url: string;
-  readonly signingKeyId: string;
+/**
+ * What {@link createSqlMetricSubscriptionStore}'s `create` stores: the definition fields of a
+ * {@link MetricSubscriptionRecord} (the store derives the next period and the delivery status), plus the sealed
+ * signing secret, which is stored but never read back into a record.
+ */
+export interface NewMetricSubscription
+  extends Pick<
+    MetricSubscriptionRecord,
+    'subscriptionId' | 'vendorId' | 'description' | 'metricIds' | 'granularity' | 'groupBy' | 'schedule' | 'url' | 'signingKeyId' | 'createdAt'
+  > {
   readonly sealedSecret: Uint8Array;
-  readonly createdAt: Date;
 }
 
 interface SubscriptionRow extends Record<string, unknown> {
