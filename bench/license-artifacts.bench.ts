@@ -12,6 +12,7 @@ import {
   verifyKeyset,
 } from '@tollgate/core';
 import { createNodeEd25519Signer, verifyEd25519Node } from '@tollgate/core/node';
+import { verifyWithChecks, webCryptoEd25519Verifier } from '@tollgate/client-sdk';
 import { epochCertificateFor, samplePayloads, vectorEpochs, vectorNow, vectorPins, vectorProductId } from '../packages/core/test/vectors/license-fixtures';
 import { formatOps, interleaved, median } from './license/measure';
 
@@ -28,6 +29,8 @@ export default async function bench(): Promise<void> {
     throw new Error('native and noble signatures differ: Ed25519 must be deterministic');
   }
   const keys = { epochs: new Map([[acme.epochIdHex, acme]]) };
+  // The client SDK's WebCrypto path (browsers): asynchronous checks driven through the synchronous verifier.
+  const webCrypto = webCryptoEd25519Verifier();
   const keysetBytes = encodeKeyset({ protoVersion: 1, certificates: await Promise.all([global, acme, successor].map((epoch) => epochCertificateFor(epoch))), revocationEpoch: 12 });
 
   process.stdout.write(`\nLicense artifacts: validation ticket (${ticket.length} bytes), ${rounds} interleaved rounds of ${sliceMs} ms\n`);
@@ -37,6 +40,7 @@ export default async function bench(): Promise<void> {
       'sign noble': () => signArtifact('validation-ticket', payload, { signer: noble, productId: vectorProductId }),
       'verify native': () => verifyArtifact(ticket, 'validation-ticket', { keys, productId: vectorProductId, now: vectorNow, verify: verifyEd25519Node }),
       'verify noble': () => verifyArtifact(ticket, 'validation-ticket', { keys, productId: vectorProductId, now: vectorNow, verify: verifyEd25519 }),
+      'verify webcrypto (SDK)': () => verifyWithChecks(webCrypto, (verify) => verifyArtifact(ticket, 'validation-ticket', { keys, productId: vectorProductId, now: vectorNow, verify })),
       'keyset (3 certificates) noble': () => verifyKeyset(keysetBytes, vectorPins, vectorNow),
       'keyset (3 certificates) native': () => verifyKeyset(keysetBytes, vectorPins, vectorNow, { verify: verifyEd25519Node }),
     },
@@ -49,6 +53,7 @@ export default async function bench(): Promise<void> {
   }
   const ratio = (a: string, b: string) => ((medians[a] as number) / (medians[b] as number)).toFixed(2);
   process.stdout.write(`  ratio native/noble: sign ${ratio('sign native', 'sign noble')}x, verify ${ratio('verify native', 'verify noble')}x\n`);
-  const keysetMs = 1000 / (medians['keyset (3 certificates) noble'] as number);
-  process.stdout.write(`  client keyset verification (noble, 3 certificates): ${keysetMs.toFixed(3)} ms per keyset\n`);
+  const ms = (name: string) => (1000 / (medians[name] as number)).toFixed(3);
+  process.stdout.write(`  client ticket verification: native ${ms('verify native')} ms (the SDK's default on Node), webcrypto ${ms('verify webcrypto (SDK)')} ms, noble ${ms('verify noble')} ms\n`);
+  process.stdout.write(`  client keyset verification (3 certificates): native ${ms('keyset (3 certificates) native')} ms, noble ${ms('keyset (3 certificates) noble')} ms\n`);
 }

@@ -66,15 +66,20 @@ for (const engine of serverEngines) {
       expect(answer.text).not.toContain(injectedFaultMessage);
     };
 
-    it('a first confirmation that dies before its commit leaves no approval; its key then opens one, once', async () => {
-      const target = await revocableEpoch();
+    /** Confirms once per fault with the same key, each attempt dying at its fault; none may change `target`'s state. */
+    const crashAtEach = async (target: string, token: string, key: string, faults: readonly InjectedFault[]) => {
       const before = await stateOf(target);
-      expect(before.approvals).toEqual([]);
-      const key = freshKey();
-      for (const fault of openingFaults) {
-        expectCrashAnswer(await withFault(bench.sql, fault, () => confirm(target, requester, key)), fault);
+      for (const fault of faults) {
+        expectCrashAnswer(await withFault(bench.sql, fault, () => confirm(target, token, key)), fault);
         expect(await stateOf(target), describeFault(fault)).toEqual(before);
       }
+      return before;
+    };
+
+    it('a first confirmation that dies before its commit leaves no approval; its key then opens one, once', async () => {
+      const target = await revocableEpoch();
+      const key = freshKey();
+      expect((await crashAtEach(target, requester, key, openingFaults)).approvals).toEqual([]);
       const opened = await confirm(target, requester, key);
       expect([opened.status, opened.body.approval_pending], opened.text).toEqual([202, true]);
       const replayed = await confirm(target, requester, key);
@@ -89,13 +94,9 @@ for (const engine of serverEngines) {
       const target = await revocableEpoch();
       const opened = await confirm(target, requester, freshKey());
       expect(opened.status, opened.text).toBe(202);
-      const before = await stateOf(target);
-      expect(before).toMatchObject({ epoch: { status: 'active', key_stored: true }, approvals: [{ status: 'pending' }], audit: ['epoch.revoke_requested'] });
       const key = freshKey();
-      for (const fault of executingFaults) {
-        expectCrashAnswer(await withFault(bench.sql, fault, () => confirm(target, approver, key)), fault);
-        expect(await stateOf(target), describeFault(fault)).toEqual(before);
-      }
+      const before = await crashAtEach(target, approver, key, executingFaults);
+      expect(before).toMatchObject({ epoch: { status: 'active', key_stored: true }, approvals: [{ status: 'pending' }], audit: ['epoch.revoke_requested'] });
       const executed = await confirm(target, approver, key);
       expect([executed.status, executed.body.revoked], executed.text).toEqual([200, true]);
       const replayed = await confirm(target, approver, key);
