@@ -24,6 +24,10 @@ export default defineConfig(
       treeshake: true,
       skipNodeModulesBundle: true,
       external: [/^@tollgate\//],
+      // tsup bundles whatever a tsconfig `paths` entry resolves before it looks at `external` (the
+      // workspace maps @tollgate/* to sources), so core would be copied into every package. Resolving
+      // @tollgate/* as external first keeps one core, imported as the declared dependency.
+      esbuildPlugins: [{ name: 'tollgate-external', setup: (build) => void build.onResolve({ filter: /^@tollgate\// }, (args) => ({ path: args.path, external: true })) }],
       loader: { '.sql': 'text' },
       silent: true,
     };

@@ -52,6 +52,8 @@ export function renderRecord(record: Readonly<Record<string, unknown>>): string 
 /** How a command prints its result: one JSON document with `--json`, human text otherwise. */
 export interface CommandOutput {
   readonly json: boolean;
+  /** Whether a result was printed: with `--json` a later error must not add a second document. */
+  readonly printed: boolean;
   /** Prints `document` as JSON (with `--json`) or `human()` otherwise. */
   result(document: unknown, human: () => string): Promise<void>;
   /** A note for people (stderr), never part of the machine output. */
@@ -66,9 +68,14 @@ export interface CommandOutput {
  * @returns The output.
  */
 export function createCommandOutput(streams: CliStreams, json: boolean): CommandOutput {
+  let printed = false;
   return {
     json,
+    get printed() {
+      return printed;
+    },
     async result(document, human) {
+      printed = true;
       await streams.stdout(json ? `${JSON.stringify(document, null, 2)}\n` : human());
     },
     note(text) {

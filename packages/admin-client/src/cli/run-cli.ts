@@ -5,7 +5,7 @@ import { parseCommandArguments, refuseTokenFlag, splitCommandLine, UsageError } 
 import { allCommands, findCommand, isCommandGroup } from './commands';
 import { resolveConnection } from './connection';
 import { exitCodes, type ExitCode } from './exit-codes';
-import { createCommandOutput, type CliStreams } from './output';
+import { createCommandOutput, type CliStreams, type CommandOutput } from './output';
 import { commandHelp, usageText } from './usage';
 
 /** Where `tollgate-admin` reads its environment and writes its output. */
@@ -58,6 +58,7 @@ export async function runAdminCli(args: readonly string[], io: AdminCliIo): Prom
   const scrub = (text: string) => (token === undefined || token.length < 12 ? text : text.split(token).join('[redacted]'));
   const streams: CliStreams = { stdout: (text) => io.stdout(scrub(text)), stderr: (text) => io.stderr(scrub(text)) };
   let helpHint = 'tollgate-admin --help';
+  let output: CommandOutput | undefined;
   try {
     refuseTokenFlag(args);
     const { group, action, rest } = splitCommandLine(args);
@@ -82,7 +83,8 @@ export async function runAdminCli(args: readonly string[], io: AdminCliIo): Prom
     const connection = resolveConnection(values, io.env, streams.stderr);
     token = connection.token;
     const client = (io.createClient ?? createAdminClient)({ baseUrl: connection.baseUrl, token: connection.token });
-    return await command.run({ client, output: createCommandOutput(streams, json), streams }, input);
+    output = createCommandOutput(streams, json);
+    return await command.run({ client, output, streams }, input);
   } catch (error) {
     if (error instanceof UsageError) {
       streams.stderr(`tollgate-admin: ${error.message}\nRun '${helpHint}' for usage.\n`);
@@ -91,7 +93,8 @@ export async function runAdminCli(args: readonly string[], io: AdminCliIo): Prom
     }
     const described = describeError(error);
     streams.stderr(`tollgate-admin: ${described.line}\n`);
-    if (json) await streams.stdout(`${JSON.stringify({ error: described.document }, null, 2)}\n`);
+    // A command that failed midway may have printed its partial result (issued keys): that stays the one document.
+    if (json && output?.printed !== true) await streams.stdout(`${JSON.stringify({ error: described.document }, null, 2)}\n`);
     return described.exit;
   }
 }

@@ -3,6 +3,7 @@ export type {
   SqlParam,
   SqlRow,
   SqlQueryResult,
+  SqlQueryOptions,
   SqlIsolationLevel,
   SqlTransactionOptions,
 } from './sql-client';

@@ -30,6 +30,16 @@ export type SqlParam =
 /** One result row: column name → decoded value. */
 export type SqlRow = Record<string, unknown>;
 
+/** Per-statement options of {@link SqlClient.query}. */
+export interface SqlQueryOptions {
+  /**
+   * Keep the statement prepared on each connection (PostgreSQL server: a named statement, planned once per
+   * connection instead of on every call; PGlite ignores it). Only for hot statements with a fixed text:
+   * every distinct text stays prepared on every pooled connection. Not for PgBouncer in transaction mode.
+   */
+  readonly prepare?: boolean;
+}
+
 /** What {@link SqlClient.query} resolves to. */
 export interface SqlQueryResult<Row extends SqlRow = SqlRow> {
   /** Decoded rows (empty for statements without a result set). */
@@ -95,7 +105,7 @@ export interface SqlTransactionOptions {
  */
 export interface SqlClient {
   /** Runs one statement with `$1…$n` parameters and returns its decoded rows. */
-  query<Row extends SqlRow = SqlRow>(text: string, params?: readonly SqlParam[]): Promise<SqlQueryResult<Row>>;
+  query<Row extends SqlRow = SqlRow>(text: string, params?: readonly SqlParam[], options?: SqlQueryOptions): Promise<SqlQueryResult<Row>>;
   /**
    * Runs a script of one or more statements without parameters (migrations, DDL). The script must not
    * contain `BEGIN`/`COMMIT`: wrap it in {@link SqlClient.transaction} instead.

@@ -1,4 +1,4 @@
-import type { SqlClient, SqlParam, SqlQueryResult, SqlRow, SqlTransactionOptions } from './sql-client';
+import type { SqlClient, SqlParam, SqlQueryOptions, SqlQueryResult, SqlRow, SqlTransactionOptions } from './sql-client';
 import { isSerializationFailure } from './sql-error';
 
 /**
@@ -6,7 +6,7 @@ import { isSerializationFailure } from './sql-error';
  * it; {@link createTransactionScope} builds the transaction-scoped {@link SqlClient} on top.
  */
 export interface SqlSession {
-  query<Row extends SqlRow = SqlRow>(text: string, params?: readonly SqlParam[]): Promise<SqlQueryResult<Row>>;
+  query<Row extends SqlRow = SqlRow>(text: string, params?: readonly SqlParam[], options?: SqlQueryOptions): Promise<SqlQueryResult<Row>>;
   exec(script: string): Promise<void>;
 }
 
@@ -83,9 +83,9 @@ export function createTransactionScope(session: SqlSession, depth = 0): { client
   };
 
   const client: SqlClient = {
-    async query<Row extends SqlRow = SqlRow>(text: string, params?: readonly SqlParam[]) {
+    async query<Row extends SqlRow = SqlRow>(text: string, params?: readonly SqlParam[], options?: SqlQueryOptions) {
       assertOpen();
-      return session.query<Row>(text, params);
+      return session.query<Row>(text, params, options);
     },
     async exec(script) {
       assertOpen();

@@ -116,7 +116,8 @@ describe(`tollgate-admin licenses issue when a later batch fails [${engine.name}
     });
     expect(status).toBe(3);
     const document = JSON.parse(stdout);
-    expect(document).toMatchObject({ requested: 150, complete: false });
+    // One JSON document: the keys and the error together.
+    expect(document).toMatchObject({ requested: 150, complete: false, error: { code: 'network_error', message: 'connection reset' } });
     expect(document.licenses).toHaveLength(100);
     expect(new Set(document.licenses.map((license: { key: string }) => license.key)).size).toBe(100);
     expect(stderr).toContain('issued 100 of 150 licenses before the error');

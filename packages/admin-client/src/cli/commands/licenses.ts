@@ -51,6 +51,13 @@ const get: CliCommand<{ licenseId: string }> = {
   },
 };
 
+/** The error that stopped an issuance, for the one JSON document that also holds the keys already issued. */
+function errorField(error: unknown): { error?: { code: string; message: string } } {
+  if (error === undefined) return {};
+  const code = (error as { code?: unknown }).code;
+  return { error: { code: typeof code === 'string' ? code : 'unexpected_error', message: error instanceof Error ? error.message : String(error) } };
+}
+
 /** The server issues at most this many licenses per request, all or none. */
 const issueBatch = 100;
 
@@ -91,8 +98,8 @@ const issue: CliCommand<{ count: number; body: Omit<LicenseIssueInput, 'count'> 
   run: async (context, input) => {
     const issued: IssuedLicense[] = [];
     const progress = createProgress(context.streams, 'licenses issued');
-    const print = () =>
-      context.output.result({ licenses: issued, requested: input.count, complete: issued.length === input.count }, () =>
+    const print = (error?: unknown) =>
+      context.output.result({ licenses: issued, requested: input.count, complete: issued.length === input.count, ...errorField(error) }, () =>
         issued.length === 0 ? '' : renderTable(issued, [licenseColumns[0] as TableColumn, { heading: 'KEY', cell: (row) => row['key'] }, { heading: 'EXPIRES_AT', cell: (row) => row['expires_at'] }]),
       );
     try {
@@ -104,7 +111,7 @@ const issue: CliCommand<{ count: number; body: Omit<LicenseIssueInput, 'count'> 
     } catch (error) {
       // Keys are shown once: never lose those already issued because a later request failed.
       if (issued.length > 0) {
-        await print();
+        await print(error);
         context.output.note(`tollgate-admin: issued ${issued.length} of ${input.count} licenses before the error below; those keys are printed above.`);
       }
       throw error;

@@ -3,6 +3,10 @@ import { sqlRateLimitDecision, sqlRateLimitUpsert } from '../../storage/rate-lim
 import type { SqlClient } from '../../storage/sql-client';
 import { nonceParams, nonceUnseen, sessionColumns, sessionJoins, sessionMachineOf, touchedCte, type SessionMachine, type SessionNonceInput, type SessionRow } from './session-store';
 
+// Every validation of a known device runs one of these two fixed texts: planning them once per pooled
+// connection instead of on every call halves the statement's cost on the PostgreSQL server.
+const prepared = { prepare: true } as const;
+
 /**
  * The device keys this instance has read, by machine, with the license and product the machine was read
  * under. A machine's key is set at activation and never changes, but the cache is only a hint: the
@@ -92,8 +96,8 @@ export async function spendValidationInOneTrip(
   const nowMs = Math.floor(budget?.nowMs ?? 0);
   const { rows } =
     budget === undefined
-      ? await sql.query<Row>(unbudgetedOneTripSql, [...nonceParams(input), input.licenseId, input.productId, input.devicePublicKey])
-      : await sql.query<Row>(budgetedOneTripSql, [...nonceParams(input), budget.key, nowMs, budget.rule.limit, budget.rule.windowMs, input.licenseId, input.productId, input.devicePublicKey]);
+      ? await sql.query<Row>(unbudgetedOneTripSql, [...nonceParams(input), input.licenseId, input.productId, input.devicePublicKey], prepared)
+      : await sql.query<Row>(budgetedOneTripSql, [...nonceParams(input), budget.key, nowMs, budget.rule.limit, budget.rule.windowMs, input.licenseId, input.productId, input.devicePublicKey], prepared);
   const row = rows[0];
   if (row === undefined) return undefined;
   const decision = budget === undefined || row.tat === null || row.allowed === null ? undefined : sqlRateLimitDecision({ tat: row.tat, allowed: row.allowed }, nowMs, budget.rule);

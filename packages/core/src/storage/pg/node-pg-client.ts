@@ -1,5 +1,8 @@
 import pg from 'pg';
-import type { SqlClient, SqlParam, SqlQueryResult, SqlRow, SqlTransactionOptions } from '../sql-client';
+import { sha256 } from '../../crypto/hash';
+import { hexEncode } from '../../crypto/hex';
+import { utf8Encode } from '../../crypto/utf8';
+import type { SqlClient, SqlParam, SqlQueryOptions, SqlQueryResult, SqlRow, SqlTransactionOptions } from '../sql-client';
 import { decodeSqlValue } from '../sql-decode';
 import { SqlError, SqlState, toSqlError } from '../sql-error';
 import { encodeSqlParams } from '../sql-params';
@@ -48,12 +51,26 @@ function startupOptions(schema: string | undefined): string {
   return settings.map((setting) => `-c ${setting}`).join(' ');
 }
 
+const preparedNames = new Map<string, string>();
+
+function preparedName(text: string): string {
+  let name = preparedNames.get(text);
+  if (name === undefined) {
+    name = `tg_${hexEncode(sha256(utf8Encode(text))).slice(0, 32)}`;
+    preparedNames.set(text, name);
+  }
+  return name;
+}
+
 function createSession(runner: pg.Pool | pg.PoolClient): SqlSession {
   return {
-    async query<Row extends SqlRow = SqlRow>(text: string, params?: readonly SqlParam[]): Promise<SqlQueryResult<Row>> {
+    async query<Row extends SqlRow = SqlRow>(text: string, params?: readonly SqlParam[], options?: SqlQueryOptions): Promise<SqlQueryResult<Row>> {
       try {
         // Extended protocol always, as PGlite's query() uses: one statement per call on both drivers.
         const config = { text, values: encodeSqlParams(params), queryMode: 'extended' } as pg.QueryConfig;
+        // Named after the text itself: node-postgres refuses one name for two texts, and prepares a name
+        // once per connection, so the plan is built once per connection instead of on every call.
+        if (options?.prepare === true) config.name = preparedName(text);
         const result = await runner.query<Row>(config);
         return { rows: result.rows, rowCount: result.rowCount ?? 0 };
       } catch (error) {
@@ -149,7 +166,7 @@ export function createPgClient(options: PgClientOptions): SqlClient {
   };
 
   return {
-    query: (text, params) => session.query(text, params),
+    query: (text, params, options) => session.query(text, params, options),
     exec: (script) => session.exec(script),
     async transaction<T>(fn: (tx: SqlClient) => Promise<T>, transactionOptions?: SqlTransactionOptions): Promise<T> {
       const mode = transactionModeSql(transactionOptions);
