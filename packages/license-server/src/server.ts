@@ -175,7 +175,7 @@ export async function startLicenseServer(config: LicenseConfig, options: StartLi
           tokenPrefix: config.adminTokenPrefix,
           realm: config.adminRealm,
           operations: [...licenseAdminOperations({ sql: database.sql, audit, trust, clock, masterKey }), ...modules.flatMap((module) => module.adminOperations ?? [])],
-          onUnexpectedError: (error) => logger.error({ err: error }, 'unhandled admin error'),
+          onUnexpectedError: (error, context) => logger.error({ err: error, requestId: context?.requestId }, 'unhandled admin error'),
         });
         const purgeJob = startIdempotencyPurgeJob({ journal: admin.journal, clock, logger });
         const anchorJob = startAuditAnchorJob({ sql: database.sql, trust, clock, logger, intervalMs: config.auditAnchorSeconds * 1000 });

@@ -202,4 +202,26 @@ describe('Admin API logging', () => {
       await sandbox.cleanup();
     }
   });
+
+  it('logs an unexpected failure with the request id the answer carries, never its cause in the answer', async () => {
+    const engine = serverEngines[0];
+    if (engine === undefined) return;
+    const log = memoryLog();
+    const bench = await openAdminHarness(engine, { LOG_LEVEL: 'info' }, { logDestination: log.destination });
+    try {
+      // A database the operation did not expect: the policies table is gone.
+      await bench.sql.query('ALTER TABLE license_policies RENAME TO license_policies_away');
+      const answer = await fetch(new URL('/v1/admin/policies', bench.url), { headers: { authorization: `Bearer ${bench.vendorA.token}`, 'x-request-id': 'ops-trace-42' } });
+      expect(answer.status).toBe(500);
+      expect(answer.headers.get('x-request-id')).toBe('ops-trace-42');
+      const body = (await answer.json()) as { error: { code: string; message: string } };
+      expect(body.error.code).toBe('internal_error');
+      expect(body.error.message).not.toMatch(/license_policies/);
+      const logged = log.lines.map((line) => JSON.parse(line) as Record<string, unknown>).find((line) => line['msg'] === 'unhandled admin error');
+      expect(logged).toMatchObject({ requestId: 'ops-trace-42' });
+      await bench.sql.query('ALTER TABLE license_policies_away RENAME TO license_policies');
+    } finally {
+      await bench.close();
+    }
+  });
 });

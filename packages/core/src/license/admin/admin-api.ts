@@ -26,7 +26,7 @@ export interface LicenseAdminApiOptions {
   readonly realm: string;
   /** Operations of the resources beyond this module's own (products, audit, releases). */
   readonly operations?: readonly AdminOperation[];
-  readonly onUnexpectedError?: (error: unknown) => void;
+  readonly onUnexpectedError?: (error: unknown, context?: { readonly requestId: string | undefined }) => void;
 }
 
 /** The Admin API: its route table, the operations it was built from, and the journal (for housekeeping). */
