@@ -96,3 +96,23 @@ export async function readFeed(bench: AdminHarness, since = 0): Promise<Revocati
 
 /** Lowercase hex of bytes. */
 export const hexOf = (bytes: Uint8Array): string => Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
+
+/** The "Pro yearly" policy body the policy tests create (a t1 tier with a fallback), with `changes` applied. */
+export function proYearlyPolicyBody(productId: string, changes: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    product_id: productId,
+    name: 'Pro yearly',
+    seats: 3,
+    validation_interval_seconds: 86_400,
+    validation_grace_seconds: 604_800,
+    heartbeat_window_seconds: null,
+    offline_allowed: false,
+    version_scope: { min: '2.0.0', max_exclusive: '3.0.0' },
+    tier: 'pro',
+    telemetry: 't1',
+    duration_seconds: 31_536_000,
+    expiry_behavior: 'fallback',
+    fallback_tier: 'free',
+    ...changes,
+  };
+}

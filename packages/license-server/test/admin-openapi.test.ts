@@ -9,6 +9,7 @@ import Ajv2020 from 'ajv/dist/2020';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminDocumentPath, adminOpenApiText, adminOperation, adminOperationCatalog, buildAdminOpenApiDocument, type AdminOperation, type AdminOpenApiDocument as OpenApiDocument } from '@tollgate/core';
 import { freshKey, openAdminHarness, type AdminHarness } from './admin-harness';
+import { proYearlyPolicyBody } from './admin-license-fixtures';
 import { serverEngines } from './helpers';
 
 const checkedIn = join(__dirname, '../../../docs/openapi/license-admin.json');
@@ -93,21 +94,7 @@ describe(`Admin OpenAPI document served by the license server [${engine.name}]`,
       expect((await bench.call('POST', '/catalog/tiers', { body: tierBody(id), key: freshKey() })).status).toBe(201);
     }
     // The body admin-policies.test.ts creates policies with.
-    const policy = {
-      product_id: product,
-      name: 'Pro yearly',
-      seats: 3,
-      validation_interval_seconds: 86_400,
-      validation_grace_seconds: 604_800,
-      heartbeat_window_seconds: null,
-      offline_allowed: false,
-      version_scope: { min: '2.0.0', max_exclusive: '3.0.0' },
-      tier: 'pro',
-      telemetry: 't1',
-      duration_seconds: 31_536_000,
-      expiry_behavior: 'fallback',
-      fallback_tier: 'free',
-    };
+    const policy = proYearlyPolicyBody(product);
     const createPolicy = requestValidator(document, { method: 'POST', path: '/policies' });
     expect(createPolicy(policy), JSON.stringify(createPolicy.errors)).toBe(true);
     const created = await bench.call('POST', '/policies', { body: policy, key: freshKey() });

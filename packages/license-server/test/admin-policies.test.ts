@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSqlVendorStore, randomId } from '@tollgate/core';
 import { raceCase } from '@tollgate/core/testing';
 import { freshKey, openAdminHarness, type AdminHarness } from './admin-harness';
+import { proYearlyPolicyBody } from './admin-license-fixtures';
 import { serverEngines } from './helpers';
 
 for (const engine of serverEngines) {
@@ -14,22 +15,7 @@ for (const engine of serverEngines) {
     let productA: string;
     let productA2: string;
     const create = (body: unknown, options: { token?: string; key?: string } = {}) => bench.call('POST', '/policies', { body, key: options.key ?? freshKey(), ...(options.token ? { token: options.token } : {}) });
-    const full = (changes: Record<string, unknown> = {}) => ({
-      product_id: productA,
-      name: 'Pro yearly',
-      seats: 3,
-      validation_interval_seconds: 86_400,
-      validation_grace_seconds: 604_800,
-      heartbeat_window_seconds: null,
-      offline_allowed: false,
-      version_scope: { min: '2.0.0', max_exclusive: '3.0.0' },
-      tier: 'pro',
-      telemetry: 't1',
-      duration_seconds: 31_536_000,
-      expiry_behavior: 'fallback',
-      fallback_tier: 'free',
-      ...changes,
-    });
+    const full = (changes: Record<string, unknown> = {}) => proYearlyPolicyBody(productA, changes);
 
     beforeAll(async () => {
       bench = await openAdminHarness(engine);
