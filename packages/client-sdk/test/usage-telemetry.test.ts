@@ -1,7 +1,7 @@
 // The client's usage window: duration buckets, caps, the allow-list, and a block that always fits 512 bytes.
 import { describe, expect, it } from 'vitest';
 import { encodeCanonical, telemetryBlockSpec } from '@tollgate/core';
-import { emptyUsage, telemetryBlockOf, withFeatureHit, withSession } from '../src/life-cycle/usage-telemetry';
+import { emptyUsage, mayCountUsage, mergeUsage, outgoingUsage, telemetryBlockOf, usageAfterTicket, withFeatureHit, withSession, withUsage } from '../src/life-cycle/usage-telemetry';
 
 const day = 86_400;
 
@@ -39,5 +39,58 @@ describe('the usage window', () => {
     const dropped = Object.entries(usage.featureHits).filter(([id]) => !block.featureHits.has(id)).map(([, hits]) => hits);
     expect(Math.max(...dropped)).toBeLessThanOrEqual(Math.min(...block.featureHits.values()));
     expect(block).toMatchObject({ consentVersion: 2, sessionCount: 1, daysActive: 1 });
+  });
+});
+
+describe('the window and the tier gate a ticket carries (key 16)', () => {
+  const allowed = new Set(['a', 'b']);
+  const used = withFeatureHit(withSession(emptyUsage(10 * day), 60_000, 10 * day + 5), 'a', allowed, 10 * day + 6);
+
+  it('counts with consent unless a ticket said the tier forbids telemetry (before any ticket the tier is unknown)', () => {
+    expect(mayCountUsage(0, { telemetryWindow: day })).toBe(false);
+    expect(mayCountUsage(1, undefined)).toBe(true);
+    expect(mayCountUsage(1, { telemetryWindow: day })).toBe(true);
+    expect(mayCountUsage(1, {})).toBe(false);
+  });
+
+  it('sends a window only under a ticket naming a later server day, with consent, and never a window without a marker', () => {
+    expect(outgoingUsage(used, 1, undefined)).toBeUndefined();
+    expect(outgoingUsage(used, 1, {})).toBeUndefined();
+    expect(outgoingUsage(used, 1, { telemetryWindow: 10 * day })).toBeUndefined();
+    expect(outgoingUsage(used, 0, { telemetryWindow: 11 * day })).toBeUndefined();
+    expect(outgoingUsage({ ...used, windowStart: 0 }, 1, { telemetryWindow: 11 * day })).toBeUndefined();
+    expect(outgoingUsage(emptyUsage(10 * day), 1, { telemetryWindow: 11 * day })).toBeUndefined();
+    const outgoing = outgoingUsage(used, 4, { telemetryWindow: 11 * day })!;
+    expect(outgoing.sent).toBe(used);
+    expect(outgoing.block).toMatchObject({ consentVersion: 4, windowStart: 10 * day, sessionCount: 1, daysActive: 1 });
+  });
+
+  it('moves the window under the ticket\'s marker when sent or unmarked, and drops it when the ticket forbids telemetry or consent is gone', () => {
+    expect(usageAfterTicket(used, 1, { telemetryWindow: 12 * day }, true)).toMatchObject({ windowStart: 12 * day, sessionCount: 1 });
+    expect(usageAfterTicket(used, 1, { telemetryWindow: 12 * day }, false)).toMatchObject({ windowStart: 10 * day });
+    expect(usageAfterTicket({ ...used, windowStart: 0 }, 1, { telemetryWindow: 12 * day }, false)).toMatchObject({ windowStart: 12 * day });
+    expect(usageAfterTicket({ ...used, windowStart: 20 * day }, 1, { telemetryWindow: 12 * day }, false)).toMatchObject({ windowStart: 12 * day });
+    expect(usageAfterTicket(used, 1, {}, false)).toBeUndefined();
+    expect(usageAfterTicket(used, 0, { telemetryWindow: 12 * day }, false)).toBeUndefined();
+    expect(usageAfterTicket(undefined, 1, { telemetryWindow: 12 * day }, false)).toBeUndefined();
+  });
+
+  it('merges a window that could not be sent with what was counted meanwhile, within the caps', () => {
+    const later = withFeatureHit(withSession(emptyUsage(10 * day), 3 * 3_600_000, 12 * day), 'b', allowed, 12 * day);
+    expect(mergeUsage(used, undefined)).toBe(used);
+    expect(mergeUsage(used, later)).toEqual({ windowStart: 10 * day, sessionCount: 2, histogram: [1, 0, 0, 1], featureHits: { a: 1, b: 1 }, activeDays: [10, 12] });
+    const full = { ...used, sessionCount: 10_000, histogram: [10_000, 0, 0, 0] as [number, number, number, number], featureHits: Object.fromEntries(Array.from({ length: 64 }, (_, index) => [`f${index}`, 10_000])), activeDays: Array.from({ length: 28 }, (_, index) => index) };
+    const merged = mergeUsage(full, { ...later, featureHits: { f0: 5, new: 1 }, activeDays: [100] });
+    expect(merged.sessionCount).toBe(10_000);
+    expect(merged.histogram[0]).toBe(10_000);
+    expect(merged.featureHits.f0).toBe(10_000);
+    expect('new' in merged.featureHits).toBe(false);
+    expect(merged.activeDays).toHaveLength(28);
+    expect(merged.activeDays.at(-1)).toBe(100);
+  });
+
+  it('sets or removes the usage field of a record', () => {
+    expect(withUsage({ consentVersion: 1, usage: used }, undefined)).toEqual({ consentVersion: 1 });
+    expect(withUsage({ consentVersion: 1 }, used)).toEqual({ consentVersion: 1, usage: used });
   });
 });

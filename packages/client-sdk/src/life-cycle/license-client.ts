@@ -10,7 +10,7 @@ import { activatedRecord, deviceKeys, importedOfflineRecord, pendingOfflineRecor
 import { classifyFailure, refreshDelayMs, retryDelayMs, standingAt, usableStates, type LicenseState } from './license-state';
 import type { LicenseClient, LicenseClientOptions } from './license-client-types';
 import { platformScheduler } from './scheduler';
-import { emptyUsage, telemetryBlockOf, withFeatureHit, withSession, type UsageWindow } from './usage-telemetry';
+import { emptyUsage, mayCountUsage, mergeUsage, outgoingUsage, usageAfterTicket, withFeatureHit, withSession, withUsage, type UsageWindow } from './usage-telemetry';
 import { createClientTimers } from './client-timers';
 import { decodeStoredLicense, encodeStoredLicense, type StoredLicense } from './stored-license';
 
@@ -136,10 +136,10 @@ export function createLicenseClient(options: LicenseClientOptions): LicenseClien
     else setState('active');
   };
 
-  /** Counts usage only with consent; `save` stores it at once (a session end), else with the next validation. */
+  /** Counts usage only with consent and a tier that permits it; `save` stores it at once (a session end), else with the next validation. */
   const updateUsage = (change: (usage: UsageWindow) => UsageWindow, save: boolean) => {
-    if (loaded === undefined || loaded.stored.consentVersion <= 0) return;
-    loaded.stored = { ...loaded.stored, usage: change(loaded.stored.usage ?? emptyUsage(now())) };
+    if (loaded === undefined || !mayCountUsage(loaded.stored.consentVersion, loaded.ticket)) return;
+    loaded.stored = { ...loaded.stored, usage: change(loaded.stored.usage ?? emptyUsage(loaded.ticket?.telemetryWindow ?? 0)) };
     if (save) void exclusive(persist).catch((error: unknown) => events.emit('error', error));
   };
 
@@ -190,11 +190,13 @@ export function createLicenseClient(options: LicenseClientOptions): LicenseClien
     exclusive(async () => {
       if (loaded === undefined || stopped) return state;
       const current = loaded;
+      const outgoing = outgoingUsage(current.stored.usage, current.stored.consentVersion, current.ticket);
+      // What is counted while the request is away starts the next window; it rejoins the sent one on failure.
+      if (outgoing !== undefined) current.stored = { ...current.stored, usage: emptyUsage(outgoing.sent.windowStart) };
       try {
-        const telemetry = telemetryBlockOf(current.stored.usage ?? emptyUsage(now()), current.stored.consentVersion);
         const result = await validateCall(verification.device, {
           ...current.session,
-          ...(telemetry === undefined ? {} : { telemetry }),
+          ...(outgoing === undefined ? {} : { telemetry: outgoing.block }),
           fingerprint: await fingerprint(),
           clientInfo: options.clientInfo,
           knownRevocationEpoch: current.stored.knownRevocationEpoch,
@@ -210,14 +212,12 @@ export function createLicenseClient(options: LicenseClientOptions): LicenseClien
         const { ticket, envelope } = result;
         current.ticket = ticket;
         current.stored = {
-          ...current.stored,
+          ...withUsage(current.stored, usageAfterTicket(current.stored.usage, current.stored.consentVersion, ticket, outgoing !== undefined)),
           ticket: envelope,
           // Server time is authoritative: a successful validation resets the mark to it (and to the device's time, if later).
           clockMark: Math.max(ticket.serverTime, now()),
           knownRevocationEpoch: Math.max(current.stored.knownRevocationEpoch, ticket.revocationEpoch),
           knownSecurityFloor: Math.max(current.stored.knownSecurityFloor, ticket.securityFloor),
-          // What was sent is the server's now: the next window starts empty.
-          ...(telemetry === undefined ? {} : { usage: emptyUsage(now()) }),
         };
         await persist();
         if (ticket.verdict === 1) setState('locked', { reason: 'needs_reactivation' });
@@ -225,6 +225,7 @@ export function createLicenseClient(options: LicenseClientOptions): LicenseClien
         scheduleValidation(ticket.refreshNow === true ? 0 : refreshDelayMs(ticket.refreshAfter, ticket.serverTime, random()));
         if (!timers.hasHeartbeat()) scheduleHeartbeat(now() + firstHeartbeatSeconds);
       } catch (error) {
+        if (outgoing !== undefined) current.stored = withUsage(current.stored, mergeUsage(outgoing.sent, current.stored.usage));
         const failure = classifyFailure(error);
         if (failure.kind === 'refused') {
           timers.cancel();
@@ -315,9 +316,8 @@ export function createLicenseClient(options: LicenseClientOptions): LicenseClien
       exclusive(async () => {
         if (!Number.isSafeInteger(version) || version < 0) throw new TypeError('a consent version is a non-negative integer');
         if (loaded === undefined) throw new Error('Consent is recorded with the license: activate first.');
-        const { usage, ...rest } = loaded.stored;
-        void usage;
-        loaded.stored = { ...rest, consentVersion: version, ...(version > 0 ? { usage: usage ?? emptyUsage(now()) } : {}) };
+        // Withdrawn consent drops what was counted; a new window starts with the next count.
+        loaded.stored = withUsage({ ...loaded.stored, consentVersion: version }, version > 0 ? loaded.stored.usage : undefined);
         await persist();
       }),
     startSession: () => {

@@ -65,7 +65,7 @@ describe('signArtifact / verifyArtifact', () => {
 
   it('omits absent optionals instead of encoding null', async () => {
     const payloads = await samplePayloads();
-    const { expiresAt: _a, entitlements: _b, releaseStatus: _c, refreshNow: _d, ...minimal } = payloads['validation-ticket'];
+    const { expiresAt: _a, entitlements: _b, releaseStatus: _c, refreshNow: _d, telemetryWindow: _e, ...minimal } = payloads['validation-ticket'];
     const envelope = await signArtifact('validation-ticket', minimal, { signer: acme.signer, productId: vectorProductId });
     const payload = decodeSign1(envelope).payload;
     expect([...(decodeCanonical(payload) as Map<number, unknown>).keys()]).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11]);

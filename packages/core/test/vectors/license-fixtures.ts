@@ -156,6 +156,7 @@ export async function samplePayloads(): Promise<{ [Kind in Exclude<keyof Artifac
       entitlements,
       releaseStatus: 0,
       refreshNow: true,
+      telemetryWindow: vectorNow - (vectorNow % day),
     },
     'kill-order': {
       protoVersion: 1,

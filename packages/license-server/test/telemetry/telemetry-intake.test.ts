@@ -45,6 +45,19 @@ for (const engine of serverEngines) {
       expect(Object.keys(row).some((column) => /machine|license|ip|addr/.test(column))).toBe(false);
     });
 
+    it('tells the device the tier gate on the ticket: key 16 is the server day under a t1 policy, absent under "off" or for another fingerprint', async () => {
+      const day = 86_400;
+      const t1 = await licensedDevice(bench, { telemetry: 't1' });
+      const before = Math.floor(Date.now() / 1000 / day) * day;
+      const window = (await ticketOf(bench, await bench.validate(t1.device, t1.seat))).telemetryWindow;
+      const after = Math.floor(Date.now() / 1000 / day) * day;
+      expect([before, after]).toContain(window);
+      const off = await licensedDevice(bench, { telemetry: 'off' });
+      expect((await ticketOf(bench, await bench.validate(off.device, off.seat))).telemetryWindow).toBeUndefined();
+      const copied = await ticketOf(bench, await bench.validate(t1.device, t1.seat, { fingerprint: new Uint8Array(32).fill(7) }));
+      expect([copied.verdict, copied.telemetryWindow]).toEqual([1, undefined]);
+    });
+
     it('drops at the tier gate (policy telemetry "off"): nothing stored, t1.tier_gate counted', async () => {
       const { delta, rows } = await send(telemetryBlock(), 'off');
       expect([delta, rows]).toEqual([{ 't1.tier_gate': 1 }, []]);

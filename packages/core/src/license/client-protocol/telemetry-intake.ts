@@ -144,6 +144,24 @@ export function telemetryReceivedDay(at: Date): Date {
   return new Date(`${utcDayOf(at)}T00:00:00.000Z`);
 }
 
+/**
+ * The window marker a ticket carries (key 16) when the policy permits telemetry: the UTC day the server
+ * would file a block under now, in unix seconds. A device passes it through as `window_start` and sends a
+ * window's block once a later ticket names a later day, so its block is never the day's second
+ * (`t1.duplicate_window`, dropped).
+ *
+ * @param nowSeconds - The validation's time (unix seconds).
+ * @returns Midnight UTC of that day, in unix seconds.
+ * @example
+ * ```ts
+ * import { telemetryWindowOf } from '@tollgate/core';
+ * telemetryWindowOf(Date.parse('2026-05-01T17:42:09Z') / 1000); // 1777593600 (2026-05-01T00:00:00Z)
+ * ```
+ */
+export function telemetryWindowOf(nowSeconds: number): number {
+  return telemetryReceivedDay(new Date(nowSeconds * 1000)).getTime() / 1000;
+}
+
 /** What the intake did with a block. */
 export interface TelemetryIntakeOutcome {
   readonly stored: boolean;

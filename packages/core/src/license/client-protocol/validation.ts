@@ -16,7 +16,7 @@ import { budgetRefusal, clientBudget, spendClientBudget } from './client-rate-li
 import { checkRequestProof, decodeClientRequest, refusedCredential, requestProofMessage } from './client-request';
 import { licenseStanding, refreshSchedule, versionInScope } from './license-standing';
 import { readSessionMachine, sessionNonceSpent, spendBudgetedSessionNonce, spendSessionNonce, type SessionMachine, type SessionNonceInput } from './session-store';
-import { storeTelemetryBlock } from './telemetry-intake';
+import { storeTelemetryBlock, telemetryWindowOf } from './telemetry-intake';
 import { spendValidationInOneTrip } from './validation-one-trip';
 
 /** How far behind the server's clock a validating device's `client_time` may be before it counts as set back. */
@@ -273,6 +273,8 @@ export async function validateMachine(context: ClientProtocolContext, input: { b
     ...(judgement?.kind === 'known' ? { releaseStatus: judgement.releaseStatus } : {}),
     ...(judgement?.kind === 'known' && judgement.forceUpgrade ? { refreshNow: true as const } : {}),
     ...(assetKeys === undefined ? {} : { assetKeys }),
+    // The tier gate, told to the device the server takes blocks from, so it collects nothing the server would drop.
+    ...(machine.policy.telemetry === 't1' && sameDevice ? { telemetryWindow: telemetryWindowOf(now) } : {}),
   };
   return (await signClientArtifact(context.signingEpochs(), 'validation-ticket', ticket, { productId: machine.productId, now })).envelope;
 }

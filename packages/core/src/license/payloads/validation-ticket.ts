@@ -33,6 +33,12 @@ export type ReleaseStatus = 0 | 1 | 2;
  * | 13? | releaseStatus | uint 0–2 |
  * | 14? | refreshNow | true; absent = false |
  * | 15? | assetKeys | WrappedAssetKeys: the keys of the entitled features for the device's release, wrapped to its KEM key |
+ * | 16? | telemetryWindow | uint: present only when the license's policy permits telemetry (`telemetry: "t1"`); midnight UTC of the server's day |
+ *
+ * `telemetryWindow` is how a device learns the tier gate before it sends anything: without it the device
+ * collects and attaches no telemetry. Its value is the server-supplied window marker a block passes through
+ * as `window_start`; the server keeps one block per machine and UTC day, so a device sends the usage of a
+ * window once a later ticket names a later day.
  */
 export interface ValidationTicket {
   protoVersion: 1;
@@ -51,6 +57,7 @@ export interface ValidationTicket {
   releaseStatus?: ReleaseStatus;
   refreshNow?: true;
   assetKeys?: WrappedAssetKeys;
+  telemetryWindow?: number;
 }
 
 /** Layout of {@link ValidationTicket}. */
@@ -71,4 +78,5 @@ export const validationTicketSpec: CborRecordSpec<ValidationTicket> = cborRecord
   releaseStatus: optionalField(13, codeSchema([0, 1, 2] as const, 'release status')),
   refreshNow: optionalField(14, v.literal(true, 'refreshNow is true or absent')),
   assetKeys: recordField(15, wrappedAssetKeysSpec, true),
+  telemetryWindow: optionalField(16, uintSchema),
 });

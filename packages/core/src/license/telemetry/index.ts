@@ -24,4 +24,4 @@ export {
 export { maxCounterRangeDays, telemetryOperations, type TelemetryOperationsDeps } from './telemetry-operations';
 export { gatherLicenseMetrics, renderPrometheusText, type MetricFamily, type MetricSample } from './telemetry-metrics';
 export { exportMachineTelemetry, telemetryErasureStep, telemetrySubjectDataSource, type TelemetryRowView } from './telemetry-subject-data';
-export { clipTelemetryBlock, telemetryFieldCaps, telemetryGates, telemetryReceivedDay, type TelemetryAnomaly, type TelemetryGate, type TelemetryIntakeOutcome } from '../client-protocol/telemetry-intake';
+export { clipTelemetryBlock, telemetryFieldCaps, telemetryGates, telemetryReceivedDay, telemetryWindowOf, type TelemetryAnomaly, type TelemetryGate, type TelemetryIntakeOutcome } from '../client-protocol/telemetry-intake';
