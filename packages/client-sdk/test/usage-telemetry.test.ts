@@ -1,7 +1,7 @@
 // The client's usage window: duration buckets, caps, the allow-list, and a block that always fits 512 bytes.
 import { describe, expect, it } from 'vitest';
 import { encodeCanonical, telemetryBlockSpec } from '@tollgate/core';
-import { emptyUsage, mayCountUsage, mergeUsage, outgoingUsage, telemetryBlockOf, usageAfterTicket, withFeatureHit, withSession, withUsage } from '../src/life-cycle/usage-telemetry';
+import { emptyUsage, mayCountUsage, mergeUsage, outgoingUsage, telemetryBlockOf, usageAfterTicket, withFeatureHit, withSession, withUsage, type UsageWindow } from '../src/life-cycle/usage-telemetry';
 
 const day = 86_400;
 
@@ -90,7 +90,8 @@ describe('the window and the tier gate a ticket carries (key 16)', () => {
   });
 
   it('sets or removes the usage field of a record', () => {
-    expect(withUsage({ consentVersion: 1, usage: used }, undefined)).toEqual({ consentVersion: 1 });
-    expect(withUsage({ consentVersion: 1 }, used)).toEqual({ consentVersion: 1, usage: used });
+    const record: { consentVersion: number; usage?: UsageWindow } = { consentVersion: 1, usage: used };
+    expect(withUsage(record, undefined)).toEqual({ consentVersion: 1 });
+    expect(withUsage({ consentVersion: 1 } as typeof record, used)).toEqual({ consentVersion: 1, usage: used });
   });
 });
