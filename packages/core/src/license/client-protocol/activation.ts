@@ -11,7 +11,7 @@ import { spendClientBudget } from './client-rate-limits';
 import { checkRequestProof, refusedCredential, requestDigest, type ClientRequest, type IdempotencyKeyDigest } from './client-request';
 import { lookupClientIdempotency, lockClientIdempotencySlot, spendClientNonce, storeClientIdempotency, type ClientIdempotencyLookup, type ClientIdempotencySlot } from './client-replay-store';
 import { licenseStanding, versionInScope, type LicenseStanding } from './license-standing';
-import { readOfflineArchive, signOfflineAnswer } from './offline-answer';
+import { offlineAnswerValiditySeconds, readOfflineArchive, signOfflineAnswer } from './offline-answer';
 
 /** What an idempotent route answers: bytes to send, or a conflict (the route renders 1000 with 409). */
 export type ClientAnswer = { readonly kind: 'answer'; readonly status: number; readonly body: Uint8Array } | { readonly kind: 'conflict' };
@@ -122,13 +122,28 @@ async function chooseSeat(
 }
 
 /**
+ * Spends the request's nonce in its device key's space, or refuses it as a replay (1000/401). Online
+ * activations keep it for the nonce retention; offline ones at least as long as their answer can be
+ * imported, because erasing the machine deletes the archive that answers their replays, and this nonce
+ * (kept through erasure) is then what stops the same signed request from recreating the machine.
+ */
+async function spendDeviceKeyNonce(context: ClientProtocolContext, tx: SqlClient, request: ActivationRequest, times: { now: Date; offline: boolean }): Promise<void> {
+  const { now, offline } = times;
+  const keptSeconds = offline ? Math.max(context.retentionSeconds.nonceSeconds, offlineAnswerValiditySeconds) : context.retentionSeconds.nonceSeconds;
+  if (!(await spendClientNonce(tx, request.devicePublicKey, request.nonce, new Date(now.getTime() + keptSeconds * 1000)))) {
+    throw suspiciousRefusal(refusedCredential(401), { productId: request.productId, kind: 'nonce_replay' });
+  }
+}
+
+/**
  * `POST /v1/activate` and `POST /v1/offline/request`. In order: the address budget; the proof with the
  * key inside the request (nothing is touched before it verifies); the Idempotency-Key (the same request
  * again gets the stored bytes, another request under the key a conflict); the credential (license key
  * or account access token); the license budget; for offline requests a replayed nonce gets the archived
  * answer; a pre-check of the licenses and the release gate (1007, 1009); then one transaction that
- * serialises twins of the key, spends the nonce (activate), locks the account and the licenses, takes a
- * seat exactly (1000/403, 1008, 1001), signs, audits and files the answer.
+ * serialises twins of the key, spends the nonce (activate), locks the account and the licenses, (offline)
+ * answers the archive or spends the nonce, takes a seat exactly (1000/403, 1008, 1001), signs, audits and
+ * files the answer.
  *
  * @param context - The service context.
  * @param input - The decoded request, its Idempotency-Key and the client address.
@@ -167,15 +182,14 @@ export async function activateDevice(context: ClientProtocolContext, input: Acti
     await lockClientIdempotencySlot(tx, slot);
     const twin = await lookupClientIdempotency(tx, slot, now);
     if (twin.kind !== 'none') return earlierAnswer(twin);
-    const nonceExpiry = new Date(now.getTime() + context.retentionSeconds.nonceSeconds * 1000);
-    if (!offline && !(await spendClientNonce(tx, request.devicePublicKey, request.nonce, nonceExpiry))) {
-      throw suspiciousRefusal(refusedCredential(401), { productId: request.productId, kind: 'nonce_replay' });
-    }
+    if (!offline) await spendDeviceKeyNonce(context, tx, request, { now, offline });
     const candidates = await candidateLicenses(tx, credential, request.productId, true);
     if (offline && credential.kind === 'license') {
       // A twin of this nonce that held the license lock before us has committed its answer by now.
       const archived = await readOfflineArchive(tx, credential.licenseId, request.nonce, now);
       if (archived !== undefined) return { kind: 'answer', status: 200, body: archived } as const;
+      // Not archived (first use, or its machine was erased with the archive): the nonce must be unspent.
+      await spendDeviceKeyNonce(context, tx, request, { now, offline });
     }
     const seat = await chooseSeat(context, tx, { candidates, request, build, offline, now });
     const { envelope, signer } = await signMachineCredential(context, tx, { ...seat, request, build, offline, now: nowSeconds });

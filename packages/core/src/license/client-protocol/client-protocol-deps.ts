@@ -27,7 +27,7 @@ import { createDeviceKeyCache, type DeviceKeyCache } from './validation-one-trip
 export interface ClientRateLimits {
   /** Per client address, per route. */
   readonly perAddress?: RateLimitRule;
-  /** Per license, per route, spent only once the request proved who sent it. */
+  /** Per license, per route (activate, validate, offline: never heartbeat or deactivate), spent only once the request proved who sent it. */
   readonly perLicense?: RateLimitRule;
 }
 

@@ -6,6 +6,18 @@ import type { ClientProtocolDeps } from './client-protocol-deps';
 export type RateLimitedClientRoute = 'activate' | 'validate' | 'offline' | 'heartbeat' | 'deactivate';
 
 /**
+ * The routes that also have a per-license budget. Heartbeat and deactivate have only the address's: every
+ * machine of a floating license heartbeats, so a shared license bucket would refuse on-time heartbeats of
+ * a busy license (and let one machine burn it) and the reclaim job would then take those seats.
+ */
+export type LicenseBudgetedClientRoute = Exclude<RateLimitedClientRoute, 'heartbeat' | 'deactivate'>;
+
+/** Whose budget: the client address's, or (routes with one) the license's. */
+export type ClientBudgetSubject<Route extends RateLimitedClientRoute> =
+  | { readonly address: string | undefined }
+  | (Route extends LicenseBudgetedClientRoute ? { readonly licenseId: string } : never);
+
+/**
  * The routes whose per-address budget is kept per instance, in memory (`ClientProtocolContext.addressLimiter`):
  * the frequent session calls, where a shared SQL bucket would cost a database write before the request
  * is even read. Activation, offline and deactivation (rare, and they move seats) keep the shared one.
@@ -17,7 +29,7 @@ const perInstanceAddressRoutes: ReadonlySet<RateLimitedClientRoute> = new Set(['
  *
  * @param deps - The limiters and the rules.
  * @param route - Which route's budget.
- * @param subject - `{ address }` or `{ licenseId }`.
+ * @param subject - `{ address }` or `{ licenseId }` (not for heartbeat and deactivate, see {@link LicenseBudgetedClientRoute}).
  * @returns What to spend.
  * @example
  * ```ts
@@ -25,10 +37,10 @@ const perInstanceAddressRoutes: ReadonlySet<RateLimitedClientRoute> = new Set(['
  * const budget = clientBudget(context, 'validate', { licenseId });
  * ```
  */
-export function clientBudget(
+export function clientBudget<Route extends RateLimitedClientRoute>(
   deps: Pick<ClientProtocolDeps, 'rateLimiter' | 'rateLimits'> & { readonly addressLimiter?: RateLimiter | undefined },
-  route: RateLimitedClientRoute,
-  subject: { readonly address: string | undefined } | { readonly licenseId: string },
+  route: Route,
+  subject: ClientBudgetSubject<Route>,
 ): { limiter: RateLimiter; rule: RateLimitRule; key: string; byAddress: boolean } | undefined {
   if (deps.rateLimiter === undefined) return undefined;
   const byAddress = 'address' in subject;
@@ -74,10 +86,10 @@ export function budgetRefusal(decision: RateLimitDecision, byAddress: boolean): 
  * await spendClientBudget(deps, 'validate', { address: request.remoteAddress });
  * ```
  */
-export async function spendClientBudget(
+export async function spendClientBudget<Route extends RateLimitedClientRoute>(
   deps: Pick<ClientProtocolDeps, 'rateLimiter' | 'rateLimits'> & { readonly addressLimiter?: RateLimiter | undefined },
-  route: RateLimitedClientRoute,
-  subject: { readonly address: string | undefined } | { readonly licenseId: string },
+  route: Route,
+  subject: ClientBudgetSubject<Route>,
 ): Promise<void> {
   const budget = clientBudget(deps, route, subject);
   if (budget === undefined) return;

@@ -115,8 +115,9 @@ export async function spendClientNonce(sql: SqlClient, scope: Uint8Array, nonce:
 }
 
 /**
- * Deletes expired nonces, idempotency answers and offline archives (a purge job runs it; expired rows
- * are never replayed, so this only reclaims space). Bounded per call.
+ * Deletes expired nonces, idempotency answers and offline archives (a purge job runs it). A purged
+ * nonce no longer refuses its request: replay protection lasts the nonce retention (docs/decisions.md,
+ * "Replay protection lasts as long as the nonce retention"). Bounded per call.
  *
  * @param sql - The database.
  * @param now - The purge time.

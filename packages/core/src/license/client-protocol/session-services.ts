@@ -40,10 +40,10 @@ async function authenticatedMachine(context: ClientProtocolContext, clientReques
 }
 
 /**
- * `POST /v1/heartbeat`: after the proof (registered key) and the nonce (a replay is 1000/401), records the
- * contact on a machine that holds a seat and answers `{ok, next_after, nonce_echo}`. `ok` is false when the
- * machine holds no seat any more (revoked, deactivated or reclaimed): the device learns why from its
- * next validation, which answers a kill order.
+ * `POST /v1/heartbeat`: charged only the client address's budget; after the proof (registered key) and
+ * the nonce (a replay is 1000/401), records the contact on a machine that holds a seat and answers
+ * `{ok, next_after, nonce_echo}`. `ok` is false when the machine holds no seat any more (revoked,
+ * deactivated or reclaimed): the device learns why from its next validation, which answers a kill order.
  *
  * @param context - The service context.
  * @param clientRequest - The decoded heartbeat.
@@ -56,9 +56,10 @@ async function authenticatedMachine(context: ClientProtocolContext, clientReques
  * ```
  */
 export async function heartbeatMachine(context: ClientProtocolContext, clientRequest: ClientRequest<'heartbeat-request'>, remoteAddress?: string): Promise<Uint8Array> {
+  // Only the address's budget: a per-license one would be shared by every machine of a floating
+  // license, so a busy license (or one noisy machine) would get heartbeats refused and seats reclaimed.
   await spendClientBudget(context, 'heartbeat', { address: remoteAddress });
   const machine = await authenticatedMachine(context, clientRequest);
-  await spendClientBudget(context, 'heartbeat', { licenseId: machine.licenseId });
   const nowMs = context.clock.now();
   const { fresh, active } = await spendSessionNonce(context.sql, {
     machineId: machine.machineId,
@@ -78,6 +79,7 @@ export async function heartbeatMachine(context: ClientProtocolContext, clientReq
 
 /**
  * `POST /v1/deactivate` (Idempotency-Key): frees the machine's seat and answers `{ok: true, nonce_echo}`.
+ * Charged only the client address's budget (no per-license one).
  * Idempotent: a machine that holds no seat any more is answered the same (nothing to free). After the
  * proof, the same request under the same key gets the stored bytes and another request under it is a
  * conflict; then one transaction serialises twins, spends the nonce, frees the seat, audits
@@ -99,9 +101,10 @@ export async function deactivateMachine(
 ): Promise<ClientAnswer> {
   const { clientRequest } = input;
   const request: SessionRequest = clientRequest.request;
+  // Only the address's budget (no per-license one, as for heartbeat): a resend after a lost answer must
+  // get its stored bytes, not a refusal charged to the other machines of the license.
   await spendClientBudget(context, 'deactivate', { address: input.remoteAddress });
   const machine = await authenticatedMachine(context, clientRequest);
-  await spendClientBudget(context, 'deactivate', { licenseId: machine.licenseId });
   const now = new Date(context.clock.now());
   const slot: ClientIdempotencySlot = { route: 'deactivate', scope: hexDecode(machine.machineId), keyHash: input.idempotencyKey.keyHash, requestDigest: requestDigest(clientRequest.map) };
   const earlier = await lookupClientIdempotency(context.sql, slot, now);
