@@ -1,6 +1,6 @@
 import { signDeviceRequest, type ClientInfo, type MachineCredential, type OfflineResponse, type Signer, type UnsignedDeviceRequest } from '@tollgate/core';
 import { clientTime, expectDevice, expectNonceEcho, freshNonce, idempotencyKeyOf, idempotentPost, type DeviceCallOptions } from './device-calls';
-import { postLicenseMessage } from './protocol-http';
+import { inspectEnvelope, postLicenseMessage } from './protocol-http';
 
 /**
  * How a device proves it may take a seat: a license key, or the access token of an account session
@@ -155,7 +155,8 @@ async function verifiedCredential(options: DeviceCallOptions, input: ActivateInp
  * @throws `LicenseRequestError` with the server's code: 1000 (bad or unusable credential), 1001 (no seat
  *   left, or the account's device limit), 1003 (account session expired: refresh or log in), 1005
  *   (`retryAfterSeconds`), 1007 (build not registered), 1008 (version out of scope), 1009 (release
- *   compromised), 5000; `network_error`. `ArtifactError` or `ResponseMismatchError` when the answer does
+ *   compromised), 5000; `network_error` (also after `requestTimeoutMs`); `unexpected_response` for a 200
+ *   body that is no signed envelope (a proxy's page). `ArtifactError` or `ResponseMismatchError` when the answer does
  *   not verify or is bound to another request (fail closed); `RevocationFeedError` `stale` when the
  *   revocation feed cannot be synced; `ArtifactError` `invalid_payload` before any request when the input
  *   breaks the request layout.
@@ -170,7 +171,8 @@ export async function activate(options: DeviceCallOptions, input: ActivateInput)
   const idempotencyKey = idempotencyKeyOf(input.idempotencyKey);
   const nonce = freshNonce();
   const body = await signDeviceRequest('activation-request', buildActivationRequest(options, input, nonce), input.deviceKey);
-  const { bytes } = await postLicenseMessage(options, '/v1/activate', body, 200, idempotentPost(options, idempotencyKey));
+  const { bytes, status } = await postLicenseMessage(options, '/v1/activate', body, 200, idempotentPost(options, idempotencyKey));
+  inspectEnvelope(bytes, status);
   return { credential: await verifiedCredential(options, input, bytes, nonce), envelope: bytes, idempotencyKey };
 }
 
@@ -195,7 +197,8 @@ export async function requestOffline(options: DeviceCallOptions, input: OfflineR
   const idempotencyKey = idempotencyKeyOf(input.idempotencyKey);
   const nonce = freshNonce();
   const body = await signDeviceRequest('offline-request', buildActivationRequest(options, input, nonce), input.deviceKey);
-  const { bytes } = await postLicenseMessage(options, '/v1/offline/request', body, 200, idempotentPost(options, idempotencyKey));
+  const { bytes, status } = await postLicenseMessage(options, '/v1/offline/request', body, 200, idempotentPost(options, idempotencyKey));
+  inspectEnvelope(bytes, status);
   const { payload: answer } = await options.verifier.verify(bytes, 'offline-response', { productId: input.productId });
   expectNonceEcho('offline answer', answer.nonceEcho, nonce);
   const credential = await verifiedCredential(options, input, answer.credential, nonce);

@@ -1,4 +1,16 @@
-import { systemClock, unixSeconds, type ArtifactKind, type Clock, type VerifiedArtifact, type VerifiedKeyset } from '@tollgate/core';
+import {
+  checkEpochWindow,
+  licenseClockSkewSeconds,
+  systemClock,
+  unixSeconds,
+  type ArtifactKind,
+  type Clock,
+  type EpochKey,
+  type EpochKeySource,
+  type SignatureVerifier,
+  type VerifiedArtifact,
+  type VerifiedKeyset,
+} from '@tollgate/core';
 import { LicenseRequestError, RevocationFeedError } from './errors';
 import type { KeysetFetcher } from './keyset-fetcher';
 import type { RevocationFollower } from './revocation-follower';
@@ -28,8 +40,29 @@ export interface ArtifactVerifierOptions {
   /** How old the last sync may be before `verify` syncs again first: 300 s by default (the keyset's max-age). */
   refreshAfterSeconds?: number;
   clock?: Clock;
+  /**
+   * A second clock at which the signing epoch of a fresh artifact may be valid instead: the device's own
+   * clock, when `clock` is a guarded clock that never goes back. A mark once set far ahead then does not
+   * make every epoch look expired, and a device clock set back does not make a current one look not yet
+   * valid. Feed freshness is still judged at `clock` only.
+   */
+  deviceClock?: Clock;
   /** Signature check: the runtime's fastest by default (Node's native Ed25519, else WebCrypto, else noble). */
   verify?: SdkSignatureVerifier;
+}
+
+/** Per-call options of {@link ArtifactVerifier.verify}. */
+export interface VerifyCallOptions {
+  /** Another product than the verifier's. */
+  productId?: string;
+  /**
+   * The artifact was verified and accepted earlier, and kept (a machine credential or validation ticket
+   * read back at a restart): its signing epoch must have been valid at the artifact's own signed time
+   * (`issuedAt` / `serverTime`), not now, so an epoch that has expired since still vouches for it. It
+   * must still be in the verified keyset (chained to the pins) and not revoked by the feed. Whether the
+   * license it carries is still current is judged by the caller from its payload.
+   */
+  stored?: boolean;
 }
 
 /** Verifies artifacts against the pinned keyset **and** the revocation feed, always both. */
@@ -41,7 +74,77 @@ export interface ArtifactVerifier {
    * `refreshAfterSeconds` (or has never happened); a network failure then is tolerated only while the
    * last sync is younger than `maxRevocationAgeSeconds`.
    */
-  verify<Kind extends AppArtifactKind>(bytes: Uint8Array, kind: Kind, options?: { productId?: string }): Promise<VerifiedArtifact<Kind>>;
+  verify<Kind extends AppArtifactKind>(bytes: Uint8Array, kind: Kind, options?: VerifyCallOptions): Promise<VerifiedArtifact<Kind>>;
+}
+
+/** When the signing epoch's window is checked: at the artifact's signed time, or at any of these times. */
+export type EpochWindowTime = 'signed-time' | readonly number[];
+
+/** The signed time of the kinds a device keeps. */
+function signedTimeOf(kind: AppArtifactKind, payload: unknown): number | undefined {
+  if (kind === 'machine-credential') return (payload as { issuedAt: number }).issuedAt;
+  if (kind === 'validation-ticket') return (payload as { serverTime: number }).serverTime;
+  return undefined;
+}
+
+/**
+ * Verifies an artifact like `verifyArtifact`, except for when its signing epoch must be valid. With
+ * `'signed-time'` (a stored artifact that was accepted before), the window is checked at the artifact's
+ * signed `issuedAt` / `serverTime`, as for revocation batches, and expired epochs of `keys` are
+ * accepted; with a list of times, at any of them. Both allow the 300 s clock skew. Everything
+ * else is unchanged: the epoch must be among `keys` (verified against the pins), not revoked, in scope,
+ * and the signature must verify.
+ *
+ * @param bytes - The envelope.
+ * @param kind - `machine-credential` or `validation-ticket` for `'signed-time'`; any app kind otherwise.
+ * @param keys - Verified epoch keys (a keyset, or certificates checked against the pins).
+ * @param options - Product, revoked epochs, signature check, window time.
+ * @returns The verified artifact, with the signing epoch's real window.
+ * @throws `ArtifactError` as `verifyArtifact`; `TypeError` for `'signed-time'` with a kind that states no signed time.
+ * @example
+ * ```ts
+ * const { payload } = verifyInEpochWindow(storedCredential, 'machine-credential', keyset, { productId, revokedEpochIds, at: 'signed-time' });
+ * ```
+ */
+export function verifyInEpochWindow<Kind extends AppArtifactKind>(
+  bytes: Uint8Array,
+  kind: Kind,
+  keys: EpochKeySource,
+  options: { productId?: string; revokedEpochIds: ReadonlySet<string> | readonly string[]; verify?: SignatureVerifier; at: EpochWindowTime },
+): VerifiedArtifact<Kind> {
+  if (options.at === 'signed-time' && kind !== 'machine-credential' && kind !== 'validation-ticket') {
+    throw new TypeError(`a ${kind} states no signed time: it cannot be verified at it`);
+  }
+  // Every verified epoch, expired or not, with its window opened: core then checks everything but the
+  // window, which is checked below with the real one.
+  const open = new Map<string, EpochKey>();
+  for (const source of [keys.expiredEpochs, keys.epochs]) {
+    for (const [id, epoch] of source ?? []) open.set(id, { ...epoch, notBefore: 0, notAfter: Number.MAX_SAFE_INTEGER });
+  }
+  const verified = verifyArtifact(bytes, kind, { epochs: open }, {
+    now: 0,
+    revokedEpochIds: options.revokedEpochIds,
+    ...(options.productId === undefined ? {} : { productId: options.productId }),
+    ...(options.verify === undefined ? {} : { verify: options.verify }),
+  });
+  const id = verified.epoch.epochIdHex;
+  const epoch = (keys.epochs.get(id) ?? keys.expiredEpochs?.get(id)) as EpochKey;
+  if (options.at === 'signed-time') {
+    // With the skew a fresh answer is accepted with: what verified when it arrived verifies at a restart.
+    checkEpochWindow(epoch, signedTimeOf(kind, verified.payload) as number, licenseClockSkewSeconds);
+  } else {
+    const times = options.at;
+    const failures = times.map((time) => {
+      try {
+        checkEpochWindow(epoch, time, licenseClockSkewSeconds);
+        return undefined;
+      } catch (error) {
+        return error;
+      }
+    });
+    if (!failures.includes(undefined)) throw failures[0] ?? new TypeError('at least one time to check the epoch window at');
+  }
+  return { ...verified, epoch };
 }
 
 /** Failures that say "the server was not reached", not "something is wrong with what it sent". */
@@ -65,7 +168,8 @@ function statedFeedHead(payload: unknown): { revocationEpoch: number; serverTime
  * 2. refuses with `RevocationFeedError` `stale` when the feed was never synced, or when the last sync
  *    is older than `maxRevocationAgeSeconds` and the server cannot be reached (the cause is attached);
  *    other refresh failures — a tampered keyset or batch, a rollback — are thrown as they are;
- * 3. verifies the artifact against the keyset with the follower's revoked epochs (`ArtifactError`);
+ * 3. verifies the artifact against the keyset with the follower's revoked epochs (`ArtifactError`); a
+ *    `stored` one with its epoch's window at its own signed time, so an epoch that expired since counts;
  * 4. when the artifact states a revocation epoch newer than the follower's, syncs up to it and verifies
  *    again, so a ticket never outruns a revocation of its own signer (a failed sync fails the call,
  *    except for a kill order and an unreachable server: a kill order only ever stops the app); its
@@ -130,18 +234,26 @@ export function createArtifactVerifier(options: ArtifactVerifierOptions): Artifa
     return keyset;
   };
 
-  const check = <Kind extends AppArtifactKind>(bytes: Uint8Array, kind: Kind, keyset: VerifiedKeyset, productId: string | undefined, now: number) =>
-    verifyWithChecks(options.verify, (verify) =>
-      verifyArtifact(bytes, kind, keyset, { now, revokedEpochIds: revocations.state().revokedEpochIds, ...(productId === undefined ? {} : { productId }), verify }),
-    );
+  const deviceClock = options.deviceClock;
+  /** Where the epoch window is checked: unchanged (core's "valid now") unless stored or a device clock is given. */
+  const windowTime = (stored: boolean, now: number): EpochWindowTime | undefined => {
+    if (stored) return 'signed-time';
+    return deviceClock === undefined ? undefined : [now, unixSeconds(deviceClock)];
+  };
+  const check = <Kind extends AppArtifactKind>(bytes: Uint8Array, kind: Kind, keyset: VerifiedKeyset, productId: string | undefined, now: number, at: EpochWindowTime | undefined) =>
+    verifyWithChecks(options.verify, (verify) => {
+      const common = { revokedEpochIds: revocations.state().revokedEpochIds, ...(productId === undefined ? {} : { productId }), verify };
+      return at === undefined ? verifyArtifact(bytes, kind, keyset, { now, ...common }) : verifyInEpochWindow(bytes, kind, keyset, { at, ...common });
+    });
 
   return {
     refresh,
     async verify(bytes, kind, call = {}) {
       const productId = call.productId ?? options.productId;
       const now = unixSeconds(clock);
+      const stored = call.stored === true;
       const keyset = await ensureFresh(now);
-      const verified = await check(bytes, kind, keyset, productId, now);
+      const verified = await check(bytes, kind, keyset, productId, now, windowTime(stored, now));
       const stated = statedFeedHead(verified.payload);
       if (stated === undefined) return verified;
       revocations.observeSigned(stated.revocationEpoch, stated.serverTime);
@@ -154,7 +266,8 @@ export function createArtifactVerifier(options: ArtifactVerifierOptions): Artifa
         if (kind === 'kill-order' && isUnreachable(error)) return verified;
         throw error;
       }
-      return check(bytes, kind, keysets.current() ?? keyset, productId, unixSeconds(clock));
+      const later = unixSeconds(clock);
+      return check(bytes, kind, keysets.current() ?? keyset, productId, later, windowTime(stored, later));
     },
   };
 }

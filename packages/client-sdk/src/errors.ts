@@ -3,7 +3,8 @@ import { TollgateError, type TollgateErrorOptions } from '@tollgate/core';
 /**
  * A license server request that did not produce what the SDK expected.
  * `code` is the server's client-protocol code (1000…, 5000) when it sent a CBOR error body, otherwise
- * `network_error` (no response) or `unexpected_response` (a status or body the protocol does not define).
+ * `network_error` (no response, or no whole answer within `requestTimeoutMs`) or `unexpected_response` (a
+ * status or body the protocol does not define, such as a proxy's HTML page answered with 200).
  * `retryAfterSeconds` comes from `Retry-After` or body key 2. Apps fail open on 5xx and network errors
  * (grace), closed on credential and crypto failures.
  *

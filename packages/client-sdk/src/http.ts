@@ -1,25 +1,39 @@
 import { licenseProtocolHeader, licenseProtocolVersion } from '@tollgate/core';
-import { licenseErrorOf, networkError } from './protocol-http';
+import { defaultRequestTimeoutMs, licenseErrorOf, networkError, requestTimeoutOf, withDeadline } from './protocol-http';
 
 /** The `fetch` the SDK uses: the platform's by default, injectable for tests, proxies and retries. */
 export type FetchFunction = (input: string, init?: RequestInit) => Promise<Response>;
 
+/** Statuses whose `Response` may not carry a body (the constructor refuses one). */
+const nullBodyStatuses = new Set([204, 205, 304]);
+
 /**
  * GETs a client-protocol URL with `X-LS-Proto: 1` and returns the response when its status is one of
  * `expected`; otherwise decodes the CBOR error body into a `LicenseRequestError` (the mapping the
- * POST calls share, in `protocol-http.ts`).
+ * POST calls share, in `protocol-http.ts`). The body is read within the deadline (`timeoutMs`, 30 s by
+ * default) and handed back buffered, so a caller's later `arrayBuffer()` cannot hang; no answer in time
+ * is `network_error`.
  *
  * @internal
  */
-export async function getLicenseResource(fetchFunction: FetchFunction, url: string, expected: readonly number[]): Promise<Response> {
-  let response: Response;
-  try {
-    response = await fetchFunction(url, { method: 'GET', headers: { [licenseProtocolHeader]: String(licenseProtocolVersion), accept: 'application/cbor, application/cbor-seq' } });
-  } catch (error) {
-    throw networkError(error);
-  }
-  if (expected.includes(response.status)) return response;
-  throw await licenseErrorOf(response);
+export async function getLicenseResource(fetchFunction: FetchFunction, url: string, expected: readonly number[], timeoutMs = defaultRequestTimeoutMs): Promise<Response> {
+  return withDeadline(requestTimeoutOf({ requestTimeoutMs: timeoutMs }), async (signal) => {
+    let response: Response;
+    try {
+      response = await fetchFunction(url, { method: 'GET', headers: { [licenseProtocolHeader]: String(licenseProtocolVersion), accept: 'application/cbor, application/cbor-seq' }, signal });
+    } catch (error) {
+      throw networkError(error);
+    }
+    if (!expected.includes(response.status)) throw await licenseErrorOf(response);
+    let body: ArrayBuffer;
+    try {
+      body = await response.arrayBuffer();
+    } catch (error) {
+      // The connection broke mid-body: as unreachable as no answer at all.
+      throw networkError(error);
+    }
+    return new Response(nullBodyStatuses.has(response.status) ? null : body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  });
 }
 
 /**

@@ -7,7 +7,7 @@
  *
  * @packageDocumentation
  */
-export { createArtifactVerifier, type ArtifactVerifier, type ArtifactVerifierOptions, type AppArtifactKind } from './artifact-verifier';
+export { createArtifactVerifier, type ArtifactVerifier, type ArtifactVerifierOptions, type AppArtifactKind, type VerifyCallOptions } from './artifact-verifier';
 export { verifyKeyset, verifyArtifact, decodePins, type PinnedRoot, type VerifyArtifactOptions } from './verify';
 export { defaultSignatureVerifier, webCryptoEd25519Verifier, verifyWithChecks, type AsyncSignatureVerifier, type SdkSignatureVerifier } from './signature-checks';
 export { createKeysetFetcher, type KeysetFetcher, type KeysetFetcherOptions } from './keyset-fetcher';

@@ -13,7 +13,7 @@ import {
 import { buildActivationRequest, type OfflineRequestInput } from './activation-calls';
 import { freshNonce, idempotencyKeyOf } from './device-calls';
 import { ResponseMismatchError } from './errors';
-import { postLicenseMessage, type LicenseServerOptions } from './protocol-http';
+import { inspectEnvelope, postLicenseMessage, type LicenseServerOptions } from './protocol-http';
 import { certificateKeys } from './life-cycle/client-verification';
 import { verifyArtifact, type PinnedRoot } from './verify';
 
@@ -70,6 +70,8 @@ export async function relayOfflineRequest(server: LicenseServerOptions, request:
   // The same bytes and key on every resend: the server answers a resend with the stored answer.
   const headers = { 'idempotency-key': idempotencyKeyOf(options.idempotencyKey) };
   const { bytes } = await postLicenseMessage(server, '/v1/offline/request', request, 200, { headers, resends });
+  // Checked here, on the connected machine: a proxy's page carried to the air-gapped device would only fail there.
+  inspectEnvelope(bytes, 200);
   return bytes;
 }
 

@@ -1,6 +1,5 @@
 import {
   decodeLicenseMessage,
-  inspectArtifact,
   isArtifactError,
   signDeviceRequest,
   type ClientInfo,
@@ -13,7 +12,7 @@ import {
 } from '@tollgate/core';
 import { clientTime, expectNonceEcho, expectSeat, freshNonce, idempotencyKeyOf, idempotentPost, type DeviceCallOptions, type DeviceSession } from './device-calls';
 import { LicenseRequestError } from './errors';
-import { postLicenseMessage } from './protocol-http';
+import { inspectEnvelope, postLicenseMessage } from './protocol-http';
 
 /**
  * What {@link validate} sends besides the session: the current fingerprint and client info, the
@@ -110,7 +109,8 @@ function decodeUnsigned<Kind extends LicenseMessageKind>(kind: Kind, bytes: Uint
  * @returns The verified ticket or kill order.
  * @throws `LicenseRequestError`: 1000 (unknown machine, bad proof, replayed nonce; 403 for a suspended or
  *   expired license), 1005 (`retryAfterSeconds`), 1007 (build not registered), 5000 (also when the
- *   server is behind what this device has seen), `network_error`. `ArtifactError` /
+ *   server is behind what this device has seen), `network_error` (also after `requestTimeoutMs`),
+ *   `unexpected_response` (a 200 body that is no signed envelope). `ArtifactError` /
  *   `ResponseMismatchError` when the answer does not verify or answers another request or seat (fail
  *   closed); `RevocationFeedError` `stale` when the feed cannot be synced.
  * @example
@@ -136,10 +136,11 @@ export async function validate(options: DeviceCallOptions, input: ValidateInput)
     ...(input.telemetry === undefined ? {} : { telemetry: input.telemetry }),
   };
   const body = await signDeviceRequest('validate-request', request, input.deviceKey);
-  const { bytes } = await postLicenseMessage(options, '/v1/validate', body, 200);
+  const { bytes, status } = await postLicenseMessage(options, '/v1/validate', body, 200);
   // The unverified kind only picks which kind to verify as; anything but a kill order must verify as a
-  // ticket (so an unknown or other kind fails `wrong_kind` / `unknown_kind`).
-  if (inspectArtifact(bytes).kind === 'kill-order') {
+  // ticket (so an unknown or other kind fails `wrong_kind` / `unknown_kind`). A body that is no envelope
+  // at all (a proxy's HTML page) is `unexpected_response`, not a refusal.
+  if (inspectEnvelope(bytes, status).kind === 'kill-order') {
     const { payload: order } = await options.verifier.verify(bytes, 'kill-order', { productId: input.productId });
     expectNonceEcho('kill order', order.nonceEcho, nonce);
     expectSeat('kill order', order, input.seat);

@@ -1,11 +1,11 @@
 import { verifyEpochCertificate, type Clock, type EpochKeySource, type MachineCredential, type VerifiedEpoch, type ValidationTicket } from '@tollgate/core';
-import { createArtifactVerifier } from '../artifact-verifier';
-import type { DeviceCallOptions } from '../device-calls';
+import { createArtifactVerifier, verifyInEpochWindow } from '../artifact-verifier';
+import { expectSeat, type DeviceCallOptions } from '../device-calls';
 import type { FetchFunction } from '../http';
 import { createKeysetFetcher } from '../keyset-fetcher';
 import { createRevocationFollower, type RevocationFollower } from '../revocation-follower';
 import { verifyWithChecks, type SdkSignatureVerifier } from '../signature-checks';
-import { decodePins, verifyArtifact, type PinnedRoot } from '../verify';
+import { decodePins, type PinnedRoot } from '../verify';
 import type { StoredLicense } from './stored-license';
 
 /** Where a license client's verification comes from. */
@@ -15,7 +15,11 @@ export interface ClientVerificationOptions {
   readonly pinnedRoots: readonly PinnedRoot[];
   /** The clock artifacts are judged at (the license client's guarded clock). */
   readonly clock: Clock;
-  /** The device's own clock, stamped as `client_time` on requests (so the server sees a clock set back); `clock` when absent. */
+  /**
+   * The device's own clock, stamped as `client_time` on requests (so the server sees a clock set back);
+   * `clock` when absent. A fresh answer's signing epoch may be valid at it instead of at `clock`, so a
+   * guarded clock whose mark was once set far ahead does not make every epoch look expired.
+   */
   readonly requestClock?: Clock;
   readonly fetch?: FetchFunction;
   /** The Ed25519 check of keysets and artifacts (the runtime's fastest by default). */
@@ -33,7 +37,9 @@ export interface ClientVerification {
    * Verifies the stored credential and ticket: with the stored keyset and revocation state (the server
    * is asked only when the feed is due, and its absence is tolerated while the feed is recent enough), or,
    * for a device activated offline that never reached the server, with the certificates of its offline
-   * answer checked against the pins.
+   * answer checked against the pins. Each signing epoch must have been valid at the artifact's own signed
+   * time (not now: an epoch that has expired since still vouches for what it signed, unless revoked), and
+   * the stored ticket must name the credential's license and machine.
    */
   verifyStored(stored: StoredLicense & { credential: Uint8Array }): Promise<{ credential: MachineCredential; ticket: ValidationTicket | undefined }>;
 }
@@ -66,7 +72,8 @@ export function createClientVerification(options: ClientVerificationOptions, sto
     },
   });
   const revocations = createRevocationFollower({ baseUrl: options.baseUrl, keys: () => keysets.get(), clock: options.clock, ...fetchOption, ...(stored === undefined ? {} : { state: stored.revocation }) });
-  const verifier = createArtifactVerifier({ keysets, revocations, productId: options.productId, clock: options.clock, ...verifyOption });
+  const deviceClock = options.requestClock === undefined ? {} : { deviceClock: options.requestClock };
+  const verifier = createArtifactVerifier({ keysets, revocations, productId: options.productId, clock: options.clock, ...deviceClock, ...verifyOption });
   const device: DeviceCallOptions = { baseUrl: options.baseUrl, verifier, clock: options.requestClock ?? options.clock, ...fetchOption };
   return {
     device,
@@ -74,13 +81,16 @@ export function createClientVerification(options: ClientVerificationOptions, sto
     keysetBytes: () => keysetBytes,
     async verifyStored(record) {
       if (record.keyset === undefined && record.certificates !== undefined) {
-        const keys = certificateKeys(record.certificates, options.pinnedRoots, Math.floor(options.clock.now() / 1000));
-        const check = { productId: options.productId, revokedEpochIds: record.revocation.revokedEpochIds, now: Math.floor(options.clock.now() / 1000) };
-        const verified = await verifyWithChecks(options.verify, (verify) => verifyArtifact(record.credential, 'machine-credential', keys, { ...check, verify }));
+        // Certificates chained to the pins whatever their expiry: the window is checked at the credential's issuedAt.
+        const keys = certificateKeys(record.certificates, options.pinnedRoots, undefined);
+        const check = { productId: options.productId, revokedEpochIds: record.revocation.revokedEpochIds, at: 'signed-time' as const };
+        const verified = await verifyWithChecks(options.verify, (verify) => verifyInEpochWindow(record.credential, 'machine-credential', keys, { ...check, verify }));
         return { credential: verified.payload, ticket: undefined };
       }
-      const credential = (await verifier.verify(record.credential, 'machine-credential')).payload;
-      const ticket = record.ticket === undefined ? undefined : (await verifier.verify(record.ticket, 'validation-ticket')).payload;
+      const credential = (await verifier.verify(record.credential, 'machine-credential', { stored: true })).payload;
+      const ticket = record.ticket === undefined ? undefined : (await verifier.verify(record.ticket, 'validation-ticket', { stored: true })).payload;
+      // A ticket grafted in from another license or machine (a richer tier) fails closed.
+      if (ticket !== undefined) expectSeat('stored validation ticket', ticket, credential);
       return { credential, ticket };
     },
   };
@@ -91,18 +101,19 @@ export function createClientVerification(options: ClientVerificationOptions, sto
  *
  * @param certificates - `epoch-certificate` envelopes.
  * @param pinnedRoots - The app's pinned roots.
- * @param now - Unix seconds the certificates must be valid at.
+ * @param now - Unix seconds the certificates must not have expired at; `undefined` checks only the chain
+ *   to the pins (for a stored credential, whose epoch's window is checked at its own signed time).
  * @returns The key source.
  * @example
  * ```ts
  * const keys = certificateKeys(answer.certificates, pinnedRoots, unixSeconds(clock));
  * ```
  */
-export function certificateKeys(certificates: readonly Uint8Array[], pinnedRoots: readonly PinnedRoot[], now: number): EpochKeySource {
+export function certificateKeys(certificates: readonly Uint8Array[], pinnedRoots: readonly PinnedRoot[], now: number | undefined): EpochKeySource {
   const pins = decodePins(pinnedRoots);
   const epochs = new Map<string, VerifiedEpoch>();
   for (const certificate of certificates) {
-    const epoch = verifyEpochCertificate(certificate, { pinnedRoots: pins, at: now });
+    const epoch = verifyEpochCertificate(certificate, { pinnedRoots: pins, ...(now === undefined ? {} : { at: now }) });
     epochs.set(epoch.epochIdHex, epoch);
   }
   return { epochs };

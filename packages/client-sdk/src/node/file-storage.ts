@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { xchacha20poly1305 } from '@noble/ciphers/chacha.js';
 import { hkdf } from '@noble/hashes/hkdf.js';
@@ -48,7 +48,9 @@ export function deriveStorageKey(deviceSecret: Uint8Array, appId: string): Uint8
 /**
  * A {@link LicenseStorage} in one encrypted file: XChaCha20-Poly1305 under `key` with a fresh nonce per
  * save; written to a temporary file (mode 0600, flushed to disk) and renamed over the old one, so a crash
- * mid-save leaves the previous record whole. A record changed on disk, or read with another key, fails
+ * mid-save leaves the previous record whole. A failed save removes its temporary file; the directory is
+ * flushed after the rename and after `clear`, where the platform allows, so neither is undone by a
+ * power loss. A record changed on disk, or read with another key, fails
  * `load` with {@link LicenseStorageError} (the client then starts unlicensed and reports it).
  *
  * @param options - The file and the key.
@@ -80,24 +82,53 @@ export function createFileStorage(options: FileStorageOptions): LicenseStorage {
       const nonce = new Uint8Array(randomBytes(nonceLength));
       const sealed = xchacha20poly1305(key, nonce, header).encrypt(record);
       const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+      // Opened outside the clean-up: a failed exclusive create made no file of ours to remove.
       const file = await open(temporary, 'wx', 0o600);
       try {
-        await file.writeFile(concat(header, nonce, sealed));
-        await file.sync();
-      } finally {
-        await file.close();
-      }
-      try {
+        try {
+          await file.writeFile(concat(header, nonce, sealed));
+          await file.sync();
+        } finally {
+          await file.close();
+        }
         await rename(temporary, path);
       } catch (error) {
-        await rm(temporary, { force: true });
+        // A failed write, flush or rename (a full disk) must not leave a stray temporary file behind:
+        // the failure path of validation saves on every retry.
+        await rm(temporary, { force: true }).catch(() => undefined);
         throw error;
       }
+      await syncDirectory(dirname(path));
     },
     async clear() {
       await rm(path, { force: true });
+      await syncDirectory(dirname(path));
     },
   };
+}
+
+// Platforms that cannot fsync a directory say so with one of these (Windows: EPERM/EISDIR; some file
+// systems: EINVAL); the rename itself has happened, only its durability is the platform's business there.
+const directorySyncUnsupported = new Set(['EINVAL', 'EISDIR', 'EPERM', 'EBADF', 'ENOTSUP']);
+
+/** Flushes a directory's entries, so a rename or removal survives a power loss (not only the file's bytes). */
+async function syncDirectory(directory: string): Promise<void> {
+  let handle: FileHandle;
+  try {
+    handle = await open(directory, 'r');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? '';
+    // ENOENT: `clear` of a store whose directory was never created has nothing to flush.
+    if (code === 'ENOENT' || directorySyncUnsupported.has(code)) return;
+    throw error;
+  }
+  try {
+    await handle.sync();
+  } catch (error) {
+    if (!directorySyncUnsupported.has((error as NodeJS.ErrnoException).code ?? '')) throw error;
+  } finally {
+    await handle.close();
+  }
 }
 
 function openRecord(key: Uint8Array, bytes: Uint8Array): Uint8Array {
