@@ -7,10 +7,14 @@ export interface StateChange {
   readonly previous: LicenseState;
   /**
    * Why, when it is not obvious: `refresh_due`, `clock_set_back`, `server_unreachable`, `expired`,
-   * `grace_over`, `refused`, `verification_failed`, `needs_reactivation`, `version_out_of_scope`,
-   * `activation_failed`, `deactivated`, `storage_unreadable`, `offline_answer_pending`, `kill_<reason>`.
+   * `grace_over`, `refused`, `verification_failed`, `verification_unavailable` (the stored license could
+   * not be checked yet, e.g. the revocation feed is out of reach: retried on backoff),
+   * `needs_reactivation`, `version_out_of_scope`, `upgrade_required`, `activation_failed`, `deactivated`,
+   * `storage_unreadable`, `offline_answer_pending`, `kill_<reason>`.
    */
   readonly reason?: string | undefined;
+  /** The vendor demands an upgrade of this build (the ticket says `refresh_now`); the license still works. */
+  readonly upgradeRequired?: true;
   /** The end of the grace window (unix seconds), in `grace` and `needs_revalidation`. */
   readonly graceEndsAt?: number;
   /** The kill order, in `revoked`. */

@@ -1,15 +1,22 @@
 import type { Scheduler } from './scheduler';
 
-/** The license client's two timers: the next validation and the next heartbeat (at most one of each). */
+/**
+ * The license client's timers, at most one per slot: the next validation, the next heartbeat, and the
+ * moment the stored standing changes on its own (the grace window ends, the license expires).
+ */
+export type TimerSlot = 'validation' | 'heartbeat' | 'standing';
+
+/** The license client's timers (see {@link TimerSlot}). */
 export interface ClientTimers {
-  /** Replaces the pending validation with `task` after `delayMs`. */
-  validation(delayMs: number, task: () => Promise<unknown>): void;
-  /** Replaces the pending heartbeat with `task` after `delayMs`. */
-  heartbeat(delayMs: number, task: () => Promise<unknown>): void;
-  hasHeartbeat(): boolean;
-  /** Cancels both. */
-  cancel(): void;
+  /** Replaces the pending task of `slot` with `task` after `delayMs`. */
+  set(slot: TimerSlot, delayMs: number, task: () => Promise<unknown>): void;
+  /** Whether a task of `slot` is pending. */
+  has(slot: TimerSlot): boolean;
+  /** Cancels the pending task of `slot`, or of every slot. */
+  cancel(slot?: TimerSlot): void;
 }
+
+const slots: readonly TimerSlot[] = ['validation', 'heartbeat', 'standing'];
 
 /**
  * Timers whose tasks never throw into the scheduler: a task's failure goes to `onError`.
@@ -20,26 +27,27 @@ export interface ClientTimers {
  * @example
  * ```ts
  * const timers = createClientTimers(platformScheduler, (error) => events.emit('error', error));
- * timers.validation(60_000, validateNow);
+ * timers.set('validation', 60_000, validateNow);
  * ```
  */
 export function createClientTimers(scheduler: Scheduler, onError: (error: unknown) => void): ClientTimers {
-  const cancels: { validation?: () => void; heartbeat?: () => void } = {};
-  const set = (slot: 'validation' | 'heartbeat', delayMs: number, task: () => Promise<unknown>) => {
-    cancels[slot]?.();
-    cancels[slot] = scheduler.after(delayMs, () => {
-      cancels[slot] = undefined;
-      void task().catch(onError);
-    });
+  const cancels = new Map<TimerSlot, () => void>();
+  const cancel = (slot: TimerSlot) => {
+    cancels.get(slot)?.();
+    cancels.delete(slot);
   };
   return {
-    validation: (delayMs, task) => set('validation', delayMs, task),
-    heartbeat: (delayMs, task) => set('heartbeat', delayMs, task),
-    hasHeartbeat: () => cancels.heartbeat !== undefined,
-    cancel() {
-      cancels.validation?.();
-      cancels.heartbeat?.();
-      cancels.validation = cancels.heartbeat = undefined;
+    set(slot, delayMs, task) {
+      cancel(slot);
+      const cancelThis = scheduler.after(delayMs, () => {
+        if (cancels.get(slot) === cancelThis) cancels.delete(slot);
+        void task().catch(onError);
+      });
+      cancels.set(slot, cancelThis);
+    },
+    has: (slot) => cancels.has(slot),
+    cancel(slot) {
+      for (const each of slot === undefined ? slots : [slot]) cancel(each);
     },
   };
 }

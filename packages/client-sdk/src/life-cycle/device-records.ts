@@ -99,3 +99,17 @@ export function importedOfflineRecord(pending: StoredLicense, verified: Verified
     consentVersion: pending.consentVersion,
   };
 }
+
+/**
+ * What is left of a record after a kill order when storage cannot delete it: the device keys and the
+ * counters, but no credential or ticket, so the next start finds no license.
+ *
+ * @example
+ * ```ts
+ * await storage.save(encodeStoredLicense(tombstoneRecord(stored)));
+ * ```
+ */
+export function tombstoneRecord(stored: StoredLicense): StoredLicense {
+  const { productId, deviceSeed, kemPrivateKey, revocation, clockMark, knownRevocationEpoch, knownSecurityFloor } = stored;
+  return { productId, deviceSeed, kemPrivateKey, revocation, clockMark, knownRevocationEpoch, knownSecurityFloor, consentVersion: 0 };
+}

@@ -44,11 +44,15 @@ export interface LicenseClient extends LicenseClientEvents {
   readonly state: LicenseState;
   /** Restores the stored license, verifies it offline, and schedules validation and heartbeats. */
   start(): Promise<LicenseState>;
-  /** Activates this device with a license key or account token, stores the credential, and starts the schedule. */
+  /**
+   * Activates this device with a license key or account token, stores the credential, and starts the
+   * schedule. On failure it rejects and the license the device had before (if any) keeps working.
+   */
   activate(credential: ActivationCredentialInput): Promise<LicenseState>;
   /**
    * Air-gapped activation, step 1: builds and signs an offline activation request (new device keys, kept
-   * in storage) to carry to a connected machine (`relayOfflineRequest` there). Nothing is sent.
+   * in storage) to carry to a connected machine (`relayOfflineRequest` there). Nothing is sent. Rejects
+   * while this device holds a license (deactivate it first): the request would replace it.
    */
   createOfflineRequest(licenseKey: string): Promise<Uint8Array>;
   /**
@@ -62,7 +66,7 @@ export interface LicenseClient extends LicenseClientEvents {
   deactivate(): Promise<void>;
   /** Whether the license, as it stands now, entitles the app to `featureId`. */
   hasFeature(featureId: string): boolean;
-  /** The current entitlements (the last ticket's, else the credential's), while the license is usable. */
+  /** The current entitlements (the last ticket's, else the credential's), while the license is usable, judged at the time of the call. */
   entitlements(): Entitlements | undefined;
   /**
    * Records the privacy-notice version the user accepted (0 withdraws consent and drops everything
@@ -76,9 +80,10 @@ export interface LicenseClient extends LicenseClientEvents {
   recordFeature(featureId: string): void;
   /**
    * Opens an asset sealed with the asset key of `featureId` (see `sealAsset` in `@tollgate/core`): the
-   * key is unwrapped from the newest ticket or credential carrying asset keys with this device's KEM key.
-   * Throws while the license is not usable, when no key for the feature reached this device (not
-   * entitled), or when the asset was tampered with or sealed for another feature or product.
+   * key is unwrapped with this device's KEM key from the last ticket (the credential's keys serve only
+   * until the first validation). Throws while the license is not usable, unless `hasFeature(featureId)`,
+   * when no key for the feature reached this device, or when the asset was tampered with or sealed for
+   * another feature or product.
    */
   openSealedAsset(sealed: Uint8Array, featureId: string): Uint8Array;
   /** Cancels every timer and waits for the call under way; the client can be started again. */

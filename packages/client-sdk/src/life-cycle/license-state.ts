@@ -89,7 +89,8 @@ export function standingAt(credential: MachineCredential, ticket: ValidationTick
 /**
  * Delay before retrying an unreachable server: exponential from 5 s (×2 per failure, at most 15 min),
  * with "equal jitter" (half fixed, half random) so a fleet that lost the server at once does not come
- * back at once; never sooner than the server's `Retry-After`.
+ * back at once; never sooner than the server's `Retry-After`, which counts for at most an hour (a
+ * `Retry-After` of years, from a proxy or a fake server, must not park the client past its grace end).
  *
  * @param failures - Consecutive failures so far (1 for the first).
  * @param random - A uniform number in [0, 1).
@@ -103,7 +104,27 @@ export function standingAt(credential: MachineCredential, ticket: ValidationTick
 export function retryDelayMs(failures: number, random: number, retryAfterSeconds: number | undefined): number {
   const ceiling = Math.min(5_000 * 2 ** Math.max(0, failures - 1), 15 * 60_000);
   const jittered = ceiling / 2 + (ceiling / 2) * random;
-  return Math.max(jittered, (retryAfterSeconds ?? 0) * 1000);
+  return Math.max(jittered, Math.min(retryAfterSeconds ?? 0, maxRetryAfterSeconds) * 1000);
+}
+
+/** The longest `Retry-After` the client honours (seconds). */
+export const maxRetryAfterSeconds = 3_600;
+
+/**
+ * Delay before validating again while tickets keep saying `refresh_now` (a release marked
+ * `force_upgrade`): a minute after the first, doubling while it repeats, never later than the ticket's
+ * own refresh, and never sooner than a minute (a fleet on that build must not loop on the server).
+ *
+ * @param streak - Consecutive tickets with `refresh_now` (1 for the first).
+ * @param regularMs - The delay the ticket's `refresh_after` gives.
+ * @returns Milliseconds to wait.
+ * @example
+ * ```ts
+ * upgradeRefreshDelayMs(3, 3_600_000); // 240 000
+ * ```
+ */
+export function upgradeRefreshDelayMs(streak: number, regularMs: number): number {
+  return Math.max(60_000, Math.min(60_000 * 2 ** Math.max(0, Math.min(streak, 30) - 1), regularMs));
 }
 
 /**

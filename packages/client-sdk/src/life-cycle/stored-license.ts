@@ -27,6 +27,12 @@ export interface StoredLicense {
   readonly revocation: RevocationFollowerState;
   /** Unix seconds: the highest device or server time seen; a clock far below it was set back. */
   readonly clockMark: number;
+  /**
+   * Unix seconds (device time) when the server refused this device (a 4xx such as a suspended license
+   * or an erased machine) or its answer failed verification: the license stays locked, also across
+   * restarts, until a validation succeeds.
+   */
+  readonly refusedAt?: number;
   /** The highest revocation epoch and security floor seen (sent on validate; never lowered). */
   readonly knownRevocationEpoch: number;
   readonly knownSecurityFloor: number;
@@ -63,6 +69,7 @@ const storedSchema = v.object({
     checkpoint: v.optional(v.unknown()),
   }),
   clockMark: seconds,
+  refusedAt: v.optional(seconds),
   knownRevocationEpoch: seconds,
   knownSecurityFloor: seconds,
   consentVersion: seconds,

@@ -119,3 +119,23 @@ export function clientRig(bench: ClientBench, options: { fingerprint?: Uint8Arra
     restart: (overrides = {}) => clientRig(bench, { fingerprint, storage, clock: new ManualClock(clock.now()), overrides }),
   };
 }
+
+/** A storage whose `save` or `clear` can be made to fail (a read-only directory, a file held by an antivirus). */
+export interface FailingStorage {
+  storage: LicenseStorage;
+  failSave: boolean;
+  failClear: boolean;
+}
+
+export function failingStorage(base: LicenseStorage): FailingStorage {
+  const control: FailingStorage = {
+    failSave: false,
+    failClear: false,
+    storage: {
+      load: () => base.load(),
+      save: (record: Uint8Array) => (control.failSave ? Promise.reject(new Error('EROFS (test: storage refuses to save)')) : base.save(record)),
+      clear: () => (control.failClear ? Promise.reject(new Error('EBUSY (test: storage refuses to delete)')) : base.clear()),
+    },
+  };
+  return control;
+}
