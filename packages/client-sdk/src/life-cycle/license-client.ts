@@ -1,5 +1,6 @@
 import type { KillOrder } from '@tollgate/core';
 import { activate as activateCall } from '../activation-calls';
+import { LicenseRequestError } from '../errors';
 import { openAsset, unwrapAssetKey, type AssetKeyArtifact } from '../asset-keys';
 import { buildOfflineRequest, verifyOfflineAnswer } from '../offline-relay';
 import { deactivate as deactivateCall } from '../session-calls';
@@ -143,7 +144,16 @@ export function createLicenseClient(options: LicenseClientOptions): LicenseClien
     validateNow: cycle.validateNow,
     deactivate: () =>
       core.exclusive(async () => {
-        if (core.loaded !== undefined) await deactivateCall(core.verification.device, core.loaded.session);
+        if (core.loaded !== undefined) {
+          try {
+            await deactivateCall(core.verification.device, core.loaded.session);
+          } catch (error) {
+            // 1000/401: the server no longer knows this device (its machine was erased, or replaced by another
+            // install). There is no seat left to free, and the user must still be able to drop the record.
+            if (!(error instanceof LicenseRequestError && error.code === 1000 && error.status === 401)) throw error;
+            emitError(error);
+          }
+        }
         timers.cancel();
         core.loaded = core.unverified = undefined;
         await options.storage.clear();

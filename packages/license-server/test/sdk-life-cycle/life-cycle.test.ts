@@ -204,6 +204,27 @@ describe('the license client life cycle', () => {
   });
 });
 
+describe('deactivation of a machine the server no longer knows', () => {
+  it('drops the local record when the server answers 1000/401 (machine erased), and keeps it on a network failure', async () => {
+    const { rig, licenseId } = await activatedRig();
+    const errors: unknown[] = [];
+    rig.client.on('error', (error) => errors.push(error));
+    rig.network.down = true;
+    await expect(rig.client.deactivate()).rejects.toMatchObject({ code: 'network_error' });
+    expect(await rig.storage.load()).toBeDefined();
+    rig.network.down = false;
+    const machines = await bench.admin.call('GET', `/licenses/${licenseId}/machines`);
+    const machineId = (machines.body as { machines: { machine_id: string }[] }).machines[0]!.machine_id;
+    const erased = await bench.admin.call('DELETE', `/machines/${machineId}`, { query: { dry_run: 'false' }, key: freshKey() });
+    expect(erased.status, erased.text).toBe(200);
+    await rig.client.deactivate();
+    expect(rig.client.state).toBe('unlicensed');
+    expect(await rig.storage.load()).toBeUndefined();
+    expect(errors).toEqual([expect.objectContaining({ code: 1000, status: 401 })]);
+    await rig.client.stop();
+  });
+});
+
 async function revokeLicense(licenseId: string, reason: number | undefined): Promise<void> {
   const answer = await bench.admin.call('POST', `/licenses/${licenseId}/revoke`, { body: reason === undefined ? {} : { reason }, query: { dry_run: 'false' }, key: freshKey() });
   expect(answer.status, answer.text).toBe(200);
