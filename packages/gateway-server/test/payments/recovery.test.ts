@@ -129,7 +129,15 @@ describe('an instance that stops answering mid-settle', () => {
       await vi.waitFor(async () => expect((await paymentRow(gateway, ref.refId))?.settle_started_at).toBeInstanceOf(Date), { timeout: 10_000, interval: 50 });
       // The claim's lease is verify (10 s) + settle (60 s) + 30 s: let it run out on the gateway's clock.
       gateway.clock.advance(101_000);
-      await vi.waitFor(async () => expect((await paymentRow(gateway, ref.refId))?.state).toBe('settled'), { timeout: 10_000, interval: 50 });
+      // The recovery job retries with backoff on the gateway's clock: move it on while waiting, so a first
+      // attempt that found no evidence yet (a loaded machine) is retried instead of waiting for ever.
+      await vi.waitFor(
+        async () => {
+          gateway.clock.advance(3_000);
+          expect((await paymentRow(gateway, ref.refId))?.state).toBe('settled');
+        },
+        { timeout: 20_000, interval: 100 },
+      );
     } finally {
       release();
     }
