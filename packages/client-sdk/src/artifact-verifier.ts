@@ -1,32 +1,24 @@
-import {
-  checkEpochWindow,
-  licenseClockSkewSeconds,
-  systemClock,
-  unixSeconds,
-  type ArtifactKind,
-  type Clock,
-  type EpochKey,
-  type EpochKeySource,
-  type SignatureVerifier,
-  type VerifiedArtifact,
-  type VerifiedKeyset,
-} from '@tollgate/core';
-import { LicenseRequestError, RevocationFeedError } from './errors';
+import { systemClock, unixSeconds, type Clock, type VerifiedArtifact, type VerifiedKeyset } from '@tollgate/core';
+import { RevocationFeedError } from './errors';
+import { verifyInEpochWindow, type AppArtifactKind, type EpochWindowTime } from './epoch-window';
 import type { KeysetFetcher } from './keyset-fetcher';
 import type { RevocationFollower } from './revocation-follower';
 import { verifyWithChecks, type SdkSignatureVerifier } from './signature-checks';
+import { isUnreachable, resyncTrust, verifyWithResync } from './trust-resync';
 import { verifyArtifact } from './verify';
 
-/** The kinds an app verifies (certificates come inside keysets, batches through the follower). */
-export type AppArtifactKind = Exclude<ArtifactKind, 'epoch-certificate' | 'revocation-batch'>;
+export type { AppArtifactKind, EpochWindowTime } from './epoch-window';
 
 /** One day in seconds. */
 const day = 86_400;
 
 /** Options of {@link createArtifactVerifier}. */
 export interface ArtifactVerifierOptions {
-  /** The verified keyset source: a `KeysetFetcher` (its `current()` is what artifacts verify against). */
-  keysets: Pick<KeysetFetcher, 'get' | 'current'>;
+  /**
+   * The verified keyset source: a `KeysetFetcher` (its `current()` is what artifacts verify against; its
+   * rate-limited `refetch()` is asked when an artifact names an epoch the cached keyset does not list).
+   */
+  keysets: Pick<KeysetFetcher, 'get' | 'current' | 'refetch'>;
   /** The revocation follower; build it with `keys: () => keysets.get()` over the same server. */
   revocations: RevocationFollower;
   /** The product of product-bound kinds, unless a call names another. */
@@ -72,84 +64,10 @@ export interface ArtifactVerifier {
   /**
    * Verifies an artifact with the revoked epochs applied. Syncs first when the last sync is older than
    * `refreshAfterSeconds` (or has never happened); a network failure then is tolerated only while the
-   * last sync is younger than `maxRevocationAgeSeconds`.
+   * last sync is younger than `maxRevocationAgeSeconds`. An unknown `kid` or a newer stated revocation
+   * epoch syncs again out of schedule (see `createArtifactVerifier`).
    */
   verify<Kind extends AppArtifactKind>(bytes: Uint8Array, kind: Kind, options?: VerifyCallOptions): Promise<VerifiedArtifact<Kind>>;
-}
-
-/** When the signing epoch's window is checked: at the artifact's signed time, or at any of these times. */
-export type EpochWindowTime = 'signed-time' | readonly number[];
-
-/** The signed time of the kinds a device keeps. */
-function signedTimeOf(kind: AppArtifactKind, payload: unknown): number | undefined {
-  if (kind === 'machine-credential') return (payload as { issuedAt: number }).issuedAt;
-  if (kind === 'validation-ticket') return (payload as { serverTime: number }).serverTime;
-  return undefined;
-}
-
-/**
- * Verifies an artifact like `verifyArtifact`, except for when its signing epoch must be valid. With
- * `'signed-time'` (a stored artifact that was accepted before), the window is checked at the artifact's
- * signed `issuedAt` / `serverTime`, as for revocation batches, and expired epochs of `keys` are
- * accepted; with a list of times, at any of them. Both allow the 300 s clock skew. Everything
- * else is unchanged: the epoch must be among `keys` (verified against the pins), not revoked, in scope,
- * and the signature must verify.
- *
- * @param bytes - The envelope.
- * @param kind - `machine-credential` or `validation-ticket` for `'signed-time'`; any app kind otherwise.
- * @param keys - Verified epoch keys (a keyset, or certificates checked against the pins).
- * @param options - Product, revoked epochs, signature check, window time.
- * @returns The verified artifact, with the signing epoch's real window.
- * @throws `ArtifactError` as `verifyArtifact`; `TypeError` for `'signed-time'` with a kind that states no signed time.
- * @example
- * ```ts
- * const { payload } = verifyInEpochWindow(storedCredential, 'machine-credential', keyset, { productId, revokedEpochIds, at: 'signed-time' });
- * ```
- */
-export function verifyInEpochWindow<Kind extends AppArtifactKind>(
-  bytes: Uint8Array,
-  kind: Kind,
-  keys: EpochKeySource,
-  options: { productId?: string; revokedEpochIds: ReadonlySet<string> | readonly string[]; verify?: SignatureVerifier; at: EpochWindowTime },
-): VerifiedArtifact<Kind> {
-  if (options.at === 'signed-time' && kind !== 'machine-credential' && kind !== 'validation-ticket') {
-    throw new TypeError(`a ${kind} states no signed time: it cannot be verified at it`);
-  }
-  // Every verified epoch, expired or not, with its window opened: core then checks everything but the
-  // window, which is checked below with the real one.
-  const open = new Map<string, EpochKey>();
-  for (const source of [keys.expiredEpochs, keys.epochs]) {
-    for (const [id, epoch] of source ?? []) open.set(id, { ...epoch, notBefore: 0, notAfter: Number.MAX_SAFE_INTEGER });
-  }
-  const verified = verifyArtifact(bytes, kind, { epochs: open }, {
-    now: 0,
-    revokedEpochIds: options.revokedEpochIds,
-    ...(options.productId === undefined ? {} : { productId: options.productId }),
-    ...(options.verify === undefined ? {} : { verify: options.verify }),
-  });
-  const id = verified.epoch.epochIdHex;
-  const epoch = (keys.epochs.get(id) ?? keys.expiredEpochs?.get(id)) as EpochKey;
-  if (options.at === 'signed-time') {
-    // With the skew a fresh answer is accepted with: what verified when it arrived verifies at a restart.
-    checkEpochWindow(epoch, signedTimeOf(kind, verified.payload) as number, licenseClockSkewSeconds);
-  } else {
-    const times = options.at;
-    const failures = times.map((time) => {
-      try {
-        checkEpochWindow(epoch, time, licenseClockSkewSeconds);
-        return undefined;
-      } catch (error) {
-        return error;
-      }
-    });
-    if (!failures.includes(undefined)) throw failures[0] ?? new TypeError('at least one time to check the epoch window at');
-  }
-  return { ...verified, epoch };
-}
-
-/** Failures that say "the server was not reached", not "something is wrong with what it sent". */
-function isUnreachable(error: unknown): boolean {
-  return error instanceof LicenseRequestError && (error.code === 'network_error' || error.code === 'unexpected_response' || (error.status ?? 0) >= 500);
 }
 
 /** The feed head and time a verified artifact states, when its kind carries them. */
@@ -170,10 +88,19 @@ function statedFeedHead(payload: unknown): { revocationEpoch: number; serverTime
  *    other refresh failures — a tampered keyset or batch, a rollback — are thrown as they are;
  * 3. verifies the artifact against the keyset with the follower's revoked epochs (`ArtifactError`); a
  *    `stored` one with its epoch's window at its own signed time, so an epoch that expired since counts;
- * 4. when the artifact states a revocation epoch newer than the follower's, syncs up to it and verifies
- *    again, so a ticket never outruns a revocation of its own signer (a failed sync fails the call,
- *    except for a kill order and an unreachable server: a kill order only ever stops the app); its
- *    `(revocationEpoch, serverTime)` becomes the follower's signed checkpoint against back-dated batches.
+ * 4. when its `kid` names no epoch of the cached keyset (the server switched epochs since, as in an
+ *    emergency rotation), refetches the keyset past its cache and syncs the feed up to the revocation
+ *    epoch it announces, then verifies again: the first genuine artifact of a new epoch is accepted,
+ *    and from then on a revoked epoch's artifacts are refused `revoked_epoch`. The refetch is the
+ *    fetcher's: shared by every verifier over it, concurrent callers share one, and at most one starts
+ *    per 30 s (`refetchIntervalSeconds`), so made-up kids cannot turn into a flood of requests. A kid
+ *    still unknown is refused `unknown_key`, `details.resync` saying why (`synced`: the server does not
+ *    list it either; `rate_limited`: nothing was fetched; `unreachable`: the failure is the `cause`);
+ * 5. when the artifact states a revocation epoch newer than the follower's, syncs the same way (the
+ *    feed always, the keyset unless rate-limited) and verifies again, so a ticket never outruns a
+ *    revocation of its own signer (a failed sync fails the call, except for a kill order and an
+ *    unreachable server: a kill order only ever stops the app); its `(revocationEpoch, serverTime)`
+ *    becomes the follower's signed checkpoint against back-dated batches.
  *
  * Persist `revocations.state()` between runs; clock rollback on the device is the client life cycle's
  * concern (a device whose clock is set back looks freshly synced).
@@ -250,24 +177,26 @@ export function createArtifactVerifier(options: ArtifactVerifierOptions): Artifa
     refresh,
     async verify(bytes, kind, call = {}) {
       const productId = call.productId ?? options.productId;
-      const now = unixSeconds(clock);
       const stored = call.stored === true;
-      const keyset = await ensureFresh(now);
-      const verified = await check(bytes, kind, keyset, productId, now, windowTime(stored, now));
+      const keyset = await ensureFresh(unixSeconds(clock));
+      // Each attempt reads the shared keyset and revoked set as they are then: a sync in between counts.
+      const attempt = () => {
+        const now = unixSeconds(clock);
+        return check(bytes, kind, keysets.current() ?? keyset, productId, now, windowTime(stored, now));
+      };
+      const verified = await verifyWithResync(attempt, () => resyncTrust(keysets, revocations, 'unknown_kid'));
       const stated = statedFeedHead(verified.payload);
       if (stated === undefined) return verified;
       revocations.observeSigned(stated.revocationEpoch, stated.serverTime);
       if (stated.revocationEpoch <= revocations.state().revocationEpoch) return verified;
       // The artifact knows of revocations this device has not applied: apply them, then look again.
-      try {
-        await revocations.sync();
-      } catch (error) {
+      const resync = await resyncTrust(keysets, revocations, 'newer_revocation_epoch');
+      if (resync.outcome === 'unreachable') {
         // A kill order only ever stops the app, so an unreachable feed does not hold it back.
-        if (kind === 'kill-order' && isUnreachable(error)) return verified;
-        throw error;
+        if (kind === 'kill-order') return verified;
+        throw resync.cause;
       }
-      const later = unixSeconds(clock);
-      return check(bytes, kind, keysets.current() ?? keyset, productId, later, windowTime(stored, later));
+      return attempt();
     },
   };
 }

@@ -12,15 +12,22 @@ const nullBodyStatuses = new Set([204, 205, 304]);
  * `expected`; otherwise decodes the CBOR error body into a `LicenseRequestError` (the mapping the
  * POST calls share, in `protocol-http.ts`). The body is read within the deadline (`timeoutMs`, 30 s by
  * default) and handed back buffered, so a caller's later `arrayBuffer()` cannot hang; no answer in time
- * is `network_error`.
+ * is `network_error`. `cache: 'no-cache'` makes a browser revalidate instead of answering from its HTTP
+ * cache (a forced keyset refetch must reach the server).
  *
  * @internal
  */
-export async function getLicenseResource(fetchFunction: FetchFunction, url: string, expected: readonly number[], timeoutMs = defaultRequestTimeoutMs): Promise<Response> {
-  return withDeadline(requestTimeoutOf({ requestTimeoutMs: timeoutMs }), async (signal) => {
+export async function getLicenseResource(
+  fetchFunction: FetchFunction,
+  url: string,
+  expected: readonly number[],
+  options: { timeoutMs?: number; cache?: RequestCache } = {},
+): Promise<Response> {
+  return withDeadline(requestTimeoutOf({ requestTimeoutMs: options.timeoutMs ?? defaultRequestTimeoutMs }), async (signal) => {
     let response: Response;
+    const headers = { [licenseProtocolHeader]: String(licenseProtocolVersion), accept: 'application/cbor, application/cbor-seq' };
     try {
-      response = await fetchFunction(url, { method: 'GET', headers: { [licenseProtocolHeader]: String(licenseProtocolVersion), accept: 'application/cbor, application/cbor-seq' }, signal });
+      response = await fetchFunction(url, { method: 'GET', headers, signal, ...(options.cache === undefined ? {} : { cache: options.cache }) });
     } catch (error) {
       throw networkError(error);
     }

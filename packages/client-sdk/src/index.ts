@@ -10,7 +10,7 @@
 export { createArtifactVerifier, type ArtifactVerifier, type ArtifactVerifierOptions, type AppArtifactKind, type VerifyCallOptions } from './artifact-verifier';
 export { verifyKeyset, verifyArtifact, decodePins, type PinnedRoot, type VerifyArtifactOptions } from './verify';
 export { defaultSignatureVerifier, webCryptoEd25519Verifier, verifyWithChecks, type AsyncSignatureVerifier, type SdkSignatureVerifier } from './signature-checks';
-export { createKeysetFetcher, type KeysetFetcher, type KeysetFetcherOptions } from './keyset-fetcher';
+export { createKeysetFetcher, defaultRefetchIntervalSeconds, type KeysetFetcher, type KeysetFetcherOptions, type KeysetRefetch } from './keyset-fetcher';
 export {
   createRevocationFollower,
   type RevocationFollower,

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ArtifactError, ManualClock, decodeSign1, encodeCanonical, encodeKeyset, encodeSign1, hexEncode } from '@tollgate/core';
 import { LicenseRequestError, createKeysetFetcher, maxAgeSeconds } from '@tollgate/client-sdk';
 import { vectorEpochs, vectorNow, vectorRoots } from '../../core/test/vectors/license-fixtures';
@@ -41,6 +41,77 @@ describe('createKeysetFetcher', () => {
     expect(server.seen).toHaveLength(1);
     fetcher.invalidate();
     await fetcher.get();
+    expect(server.seen).toHaveLength(2);
+  });
+
+  it('refetches past a fresh cache and the HTTP cache, at most once per 30 s, sharing the request between callers', async () => {
+    const { server, clock } = await setup();
+    const seenInit: (RequestInit | undefined)[] = [];
+    const counting = createKeysetFetcher({
+      baseUrl: 'https://license.test',
+      pinnedRoots: pins,
+      clock,
+      fetch: (input, init) => {
+        seenInit.push(init);
+        return server.fetch(input, init);
+      },
+    });
+    await counting.get();
+    const refetches = await Promise.all([counting.refetch(), counting.refetch(), counting.refetch()]);
+    expect(refetches.map((refetch) => refetch.outcome)).toEqual(['fetched', 'fetched', 'fetched']);
+    expect(seenInit).toHaveLength(2);
+    // A browser would otherwise answer from its HTTP cache (max-age=300) with the keyset it already has.
+    expect(seenInit[1]?.cache).toBe('no-cache');
+    expect(seenInit[0]?.cache).toBeUndefined();
+    clock.advance(29_000);
+    expect(await counting.refetch()).toEqual({ outcome: 'rate_limited', retryAfterSeconds: 1 });
+    expect(seenInit).toHaveLength(2);
+    // The rate limit binds forced refetches only: the regular cache rules are unchanged.
+    expect(counting.freshUntil()).toBe(vectorNow + 300);
+    clock.advance(1_000);
+    expect((await counting.refetch()).outcome).toBe('fetched');
+    expect(seenInit).toHaveLength(3);
+    expect(counting.freshUntil()).toBe(vectorNow + 30 + 300);
+  });
+
+  it('takes the interval as an option, and counts a failed refetch against it', async () => {
+    const { server, clock } = await setup();
+    let down = true;
+    const fetcher = createKeysetFetcher({
+      baseUrl: 'https://license.test',
+      pinnedRoots: pins,
+      clock,
+      refetchIntervalSeconds: 5,
+      fetch: (input, init) => (down ? Promise.reject(new Error('ECONNREFUSED')) : server.fetch(input, init)),
+    });
+    await expect(fetcher.refetch()).rejects.toMatchObject({ code: 'network_error' });
+    down = false;
+    expect(await fetcher.refetch()).toEqual({ outcome: 'rate_limited', retryAfterSeconds: 5 });
+    expect(server.seen).toHaveLength(0);
+    clock.advance(5_000);
+    expect((await fetcher.refetch()).outcome).toBe('fetched');
+    expect(server.seen).toHaveLength(1);
+  });
+
+  it('lets a regular fetch in flight land before a forced one, and serves get() from the forced one meanwhile', async () => {
+    const { server, clock } = await setup();
+    const releases: (() => void)[] = [];
+    const gated = (input: string, init?: RequestInit) => new Promise<void>((resolve) => releases.push(resolve)).then(() => server.fetch(input, init));
+    const fetcher = createKeysetFetcher({ baseUrl: 'https://license.test', pinnedRoots: pins, clock, fetch: gated });
+    const regular = fetcher.get();
+    const forced = fetcher.refetch();
+    await vi.waitFor(() => expect(releases).toHaveLength(1));
+    releases[0]?.();
+    const landed = await regular;
+    await vi.waitFor(() => expect(releases).toHaveLength(2));
+    // Still fresh: the cache answers; once stale, get() joins the forced fetch instead of starting another.
+    expect(await fetcher.get()).toBe(landed);
+    clock.advance(300_000);
+    const joined = fetcher.get();
+    releases[1]?.();
+    const [refetch, keyset] = await Promise.all([forced, joined]);
+    expect(refetch.outcome === 'fetched' && refetch.keyset).toBe(keyset);
+    expect(keyset).not.toBe(landed);
     expect(server.seen).toHaveLength(2);
   });
 

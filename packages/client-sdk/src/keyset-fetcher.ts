@@ -1,7 +1,22 @@
 import { systemClock, unixSeconds, type Clock, type VerifiedKeyset } from '@tollgate/core';
 import { synchronousVerifier, verifyWithChecks, type SdkSignatureVerifier } from './signature-checks';
 import { getLicenseResource, maxAgeSeconds, type FetchFunction } from './http';
+import { RefetchGate } from './refetch-gate';
 import { verifyKeyset, type PinnedRoot } from './verify';
+
+/**
+ * The least time between two forced keyset refetches ({@link KeysetFetcher.refetch}): 30 s. Anyone
+ * can put a made-up `kid` into an artifact, so "unknown kid → refetch" must not turn a flood of them
+ * into a flood of requests: at most two extra requests a minute (the keyset and the feed), while a
+ * genuine rotation is picked up by the first artifact that needs it.
+ *
+ * @example
+ * ```ts
+ * import { createKeysetFetcher, defaultRefetchIntervalSeconds } from '@tollgate/client-sdk';
+ * const keysets = createKeysetFetcher({ baseUrl, pinnedRoots, refetchIntervalSeconds: 2 * defaultRefetchIntervalSeconds });
+ * ```
+ */
+export const defaultRefetchIntervalSeconds = 30;
 
 /** Options of {@link createKeysetFetcher}. */
 export interface KeysetFetcherOptions {
@@ -23,7 +38,12 @@ export interface KeysetFetcherOptions {
   onKeyset?: (bytes: Uint8Array, keyset: VerifiedKeyset) => void;
   /** The Ed25519 check: the runtime's fastest by default (Node's native Ed25519, else WebCrypto, else noble). */
   verify?: SdkSignatureVerifier;
+  /** The least time between two forced refetches (`refetch()`): {@link defaultRefetchIntervalSeconds} (30 s) by default. */
+  refetchIntervalSeconds?: number;
 }
+
+/** What {@link KeysetFetcher.refetch} did: fetched a new keyset, or nothing (the rate limit). */
+export type KeysetRefetch = { readonly outcome: 'fetched'; readonly keyset: VerifiedKeyset } | { readonly outcome: 'rate_limited'; readonly retryAfterSeconds: number };
 
 /** Fetches and caches the verified keyset. */
 export interface KeysetFetcher {
@@ -35,19 +55,32 @@ export interface KeysetFetcher {
    *   `network_error`), `ArtifactError` when the keyset does not verify against the pins.
    */
   get(): Promise<VerifiedKeyset>;
+  /**
+   * Fetches the keyset now, whatever its `max-age` says, and past a browser's HTTP cache (`cache:
+   * 'no-cache'`): for an artifact whose `kid` the cached keyset does not list, an epoch the server
+   * switched to since (an emergency rotation). Anyone can make up a `kid`, so it is rate-limited: at
+   * most one forced fetch starts per `refetchIntervalSeconds` (30 s) and concurrent callers share it; in
+   * between it resolves `rate_limited` without a request. A regular `get()` in flight is waited for
+   * first (it may have left before the server changed its keys). Every fetcher keeps its own limit, so
+   * all verifiers built over one fetcher share it.
+   *
+   * @throws As `get()`; a failed forced fetch still counts against the limit.
+   */
+  refetch(): Promise<KeysetRefetch>;
   /** The last verified keyset, even if stale, or `undefined` (for offline grace decisions). */
   current(): VerifiedKeyset | undefined;
   /** Unix time until which the cached keyset is fresh (0 when none). */
   freshUntil(): number;
-  /** Forgets the cache, so the next `get()` fetches (after a `unknown_key`, for example). */
+  /** Forgets the cache, so the next `get()` fetches. */
   invalidate(): void;
 }
 
 /**
  * An HTTP keyset fetcher that honours the server's `Cache-Control: max-age` (300 s on `/v1/keys`): no
- * request while the cached keyset is fresh, one shared request when it is stale. Works in Node and
- * browsers; inject `fetch` and `clock` in tests. An app that verifies offline after a restart stores the
- * bytes `onKeyset` hands it and passes them back as `initial`.
+ * request while the cached keyset is fresh, one shared request when it is stale, and a rate-limited
+ * forced `refetch()` for an unknown `kid`. Works in Node and browsers; inject `fetch` and `clock` in
+ * tests. An app that verifies offline after a restart stores the bytes `onKeyset` hands it and passes
+ * them back as `initial`.
  *
  * @param options - Server, pins, fetch, clock.
  * @returns The fetcher.
@@ -62,38 +95,72 @@ export interface KeysetFetcher {
  * ```
  */
 export function createKeysetFetcher(options: KeysetFetcherOptions): KeysetFetcher {
-  const clock = options.clock ?? systemClock;
-  const fetchFunction = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
-  const url = `${options.baseUrl.replace(/\/+$/, '')}/v1/keys`;
-  // The stored keyset is checked here, where nothing can be awaited: with the fastest synchronous check.
-  let cached: VerifiedKeyset | undefined =
-    options.initial === undefined ? undefined : verifyKeyset(options.initial, options.pinnedRoots, unixSeconds(clock), { verify: synchronousVerifier(options.verify) });
-  let expiresAt = 0;
-  let inFlight: Promise<VerifiedKeyset> | undefined;
+  return new HttpKeysetFetcher(options);
+}
 
-  const load = async (): Promise<VerifiedKeyset> => {
-    const response = await getLicenseResource(fetchFunction, url, [200]);
+class HttpKeysetFetcher implements KeysetFetcher {
+  private readonly clock: Clock;
+  private readonly fetchFunction: FetchFunction;
+  private readonly url: string;
+  private readonly forced: RefetchGate<VerifiedKeyset>;
+  private cached: VerifiedKeyset | undefined;
+  /** Invalidated by `max-age`, `invalidate()` and every fetch that verifies. */
+  private expiresAt = 0;
+  /** The fetch every `get()` joins, forced or not, so two fetches never race to fill the cache. */
+  private inFlight: Promise<VerifiedKeyset> | undefined;
+
+  constructor(private readonly options: KeysetFetcherOptions) {
+    this.clock = options.clock ?? systemClock;
+    this.fetchFunction = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    this.url = `${options.baseUrl.replace(/\/+$/, '')}/v1/keys`;
+    this.forced = new RefetchGate(this.clock, options.refetchIntervalSeconds ?? defaultRefetchIntervalSeconds);
+    // The stored keyset is checked here, where nothing can be awaited: with the fastest synchronous check.
+    this.cached =
+      options.initial === undefined ? undefined : verifyKeyset(options.initial, options.pinnedRoots, unixSeconds(this.clock), { verify: synchronousVerifier(options.verify) });
+  }
+
+  get(): Promise<VerifiedKeyset> {
+    if (this.cached !== undefined && unixSeconds(this.clock) < this.expiresAt) return Promise.resolve(this.cached);
+    return this.inFlight ?? this.start(undefined);
+  }
+
+  async refetch(): Promise<KeysetRefetch> {
+    const admission = this.forced.enter(async () => {
+      await this.inFlight?.catch(() => undefined);
+      return this.start('no-cache');
+    });
+    if (!admission.admitted) return { outcome: 'rate_limited', retryAfterSeconds: admission.retryAfterSeconds };
+    return { outcome: 'fetched', keyset: await admission.result };
+  }
+
+  current(): VerifiedKeyset | undefined {
+    return this.cached;
+  }
+
+  freshUntil(): number {
+    return this.cached === undefined ? 0 : this.expiresAt;
+  }
+
+  invalidate(): void {
+    this.expiresAt = 0;
+  }
+
+  private start(cache: RequestCache | undefined): Promise<VerifiedKeyset> {
+    const loading: Promise<VerifiedKeyset> = this.load(cache).finally(() => {
+      if (this.inFlight === loading) this.inFlight = undefined;
+    });
+    this.inFlight = loading;
+    return loading;
+  }
+
+  private async load(cache: RequestCache | undefined): Promise<VerifiedKeyset> {
+    const response = await getLicenseResource(this.fetchFunction, this.url, [200], cache === undefined ? {} : { cache });
     const bytes = new Uint8Array(await response.arrayBuffer());
-    const now = unixSeconds(clock);
-    const keyset = await verifyWithChecks(options.verify, (verify) => verifyKeyset(bytes, options.pinnedRoots, now, { verify }));
-    cached = keyset;
-    expiresAt = now + maxAgeSeconds(response.headers.get('cache-control'));
-    options.onKeyset?.(bytes, keyset);
+    const now = unixSeconds(this.clock);
+    const keyset = await verifyWithChecks(this.options.verify, (verify) => verifyKeyset(bytes, this.options.pinnedRoots, now, { verify }));
+    this.cached = keyset;
+    this.expiresAt = now + maxAgeSeconds(response.headers.get('cache-control'));
+    this.options.onKeyset?.(bytes, keyset);
     return keyset;
-  };
-
-  return {
-    get() {
-      if (cached !== undefined && unixSeconds(clock) < expiresAt) return Promise.resolve(cached);
-      inFlight ??= load().finally(() => {
-        inFlight = undefined;
-      });
-      return inFlight;
-    },
-    current: () => cached,
-    freshUntil: () => (cached === undefined ? 0 : expiresAt),
-    invalidate() {
-      expiresAt = 0;
-    },
-  };
+  }
 }

@@ -123,6 +123,30 @@ describe('createRevocationFollower', () => {
     expect(follower.state().revocationEpoch).toBe(2);
   });
 
+  it('shares one pass between concurrent syncs, and runs one more after it for a higher announced epoch', async () => {
+    const { server, clock, keyset } = await setup(3);
+    const follower = createRevocationFollower({ baseUrl: 'https://license.test', keys: () => keyset, fetch: server.fetch, clock });
+    follower.observe(3);
+    // Two passes at once would both fetch batch 1 and one would fail `replayed`.
+    const shared = await Promise.all(Array.from({ length: 50 }, () => follower.sync()));
+    expect(shared.every((batches) => batches === shared[0])).toBe(true);
+    expect(shared[0]?.map((batch) => batch.seq)).toEqual([1, 2, 3]);
+    expect(server.seen.map((request) => new URL(request.url).search)).toEqual(['?since=0', '?since=3']);
+
+    server.seen.length = 0;
+    await server.publish(1);
+    const first = follower.sync();
+    // Announced while the first pass is under way: that pass may already have asked, so one more follows.
+    follower.observe(4);
+    const second = follower.sync();
+    const joined = follower.sync();
+    expect(joined).toBe(second);
+    expect(await first).toEqual([expect.objectContaining({ seq: 4 })]);
+    expect(await second).toEqual([]);
+    expect(follower.state().revocationEpoch).toBe(4);
+    expect(server.seen.map((request) => new URL(request.url).search)).toEqual(['?since=3', '?since=4', '?since=4']);
+  });
+
   it('lets the app see which licenses each batch revokes', async () => {
     const { server, clock, keyset } = await setup(2);
     const revoked: string[] = [];

@@ -68,7 +68,9 @@ export interface RevocationFollower {
   apply(envelope: Uint8Array, keys: EpochKeySource): Promise<RevocationBatch>;
   /**
    * Fetches and applies every batch after the current epoch and records the time (`syncedAt`); fails
-   * `incomplete` below an announced epoch.
+   * `incomplete` below the highest epoch announced when the pass started. Concurrent callers share the
+   * pass in flight, unless a higher epoch was announced since it started: they then share one more pass
+   * after it (batches are applied one at a time, in order, never twice).
    */
   sync(): Promise<RevocationBatch[]>;
 }
@@ -121,6 +123,8 @@ class FeedFollower implements RevocationFollower {
   private syncedAt: number | undefined;
   private checkpoint: SignedFeedCheckpoint | undefined;
   private readonly revokedEpochIds: Set<string>;
+  /** The pass in flight and the epoch it was asked to reach (see `sync`). */
+  private syncing: { readonly pass: Promise<RevocationBatch[]>; readonly target: number } | undefined;
 
   constructor(private readonly options: RevocationFollowerOptions) {
     this.clock = options.clock ?? systemClock;
@@ -196,7 +200,22 @@ class FeedFollower implements RevocationFollower {
     return payload;
   }
 
-  async sync(): Promise<RevocationBatch[]> {
+  sync(): Promise<RevocationBatch[]> {
+    const running = this.syncing;
+    if (running !== undefined && running.target >= this.highestSeen) return running.pass;
+    // Two passes at once would fetch the same batches and fail each other `replayed`: the next one waits.
+    const previous = running?.pass.catch(() => undefined) ?? Promise.resolve(undefined);
+    const pass: Promise<RevocationBatch[]> = previous
+      .then(() => this.syncPass())
+      .finally(() => {
+        if (this.syncing?.pass === pass) this.syncing = undefined;
+      });
+    this.syncing = { pass, target: this.highestSeen };
+    return pass;
+  }
+
+  private async syncPass(): Promise<RevocationBatch[]> {
+    const target = this.highestSeen;
     const batches: RevocationBatch[] = [];
     const keys = await this.options.keys();
     for (;;) {
@@ -206,9 +225,9 @@ class FeedFollower implements RevocationFollower {
       if (items.length === 0) break;
       for (const item of items) batches.push(await this.apply(item, keys));
     }
-    if (this.applied < this.highestSeen) {
-      throw new RevocationFeedError('incomplete', `The feed ended at ${this.applied}, below the announced revocation epoch ${this.highestSeen}.`, {
-        details: { applied: this.applied, highestSeen: this.highestSeen },
+    if (this.applied < target) {
+      throw new RevocationFeedError('incomplete', `The feed ended at ${this.applied}, below the announced revocation epoch ${target}.`, {
+        details: { applied: this.applied, highestSeen: target },
       });
     }
     this.syncedAt = unixSeconds(this.clock);

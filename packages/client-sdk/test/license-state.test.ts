@@ -37,6 +37,21 @@ describe('classifyFailure', () => {
   });
 });
 
+describe('classifyFailure of an unknown signing epoch', () => {
+  const unknown = (details: Record<string, unknown>, cause?: unknown) => new ArtifactError('unknown_key', 'No verified epoch 00ff00ff00ff00ff.', { details: { epochId: '00ff00ff00ff00ff', ...details }, cause });
+
+  it('fails closed when the server’s current keyset does not list it either, or when no lookup was made', () => {
+    expect(classifyFailure(unknown({ resync: 'synced' }))).toEqual({ kind: 'refused' });
+    expect(classifyFailure(unknown({}))).toEqual({ kind: 'refused' });
+  });
+
+  it('keeps grace and asks again when the keyset could not be refetched: the rate limit, or an unreachable server', () => {
+    expect(classifyFailure(unknown({ resync: 'rate_limited', retryAfterSeconds: 12 }))).toEqual({ kind: 'unreachable', retryAfterSeconds: 12 });
+    expect(classifyFailure(unknown({ resync: 'unreachable' }, new LicenseRequestError('network_error', 'down')))).toEqual({ kind: 'unreachable', retryAfterSeconds: undefined });
+    expect(classifyFailure(unknown({ resync: 'unreachable' }, new LicenseRequestError(5000, 'busy', { status: 503, retryAfterSeconds: 2 })))).toEqual({ kind: 'unreachable', retryAfterSeconds: 2 });
+  });
+});
+
 describe('delays', () => {
   it('backs off exponentially with equal jitter, capped at 15 minutes, never before Retry-After', () => {
     expect(retryDelayMs(1, 0, undefined)).toBe(2_500);

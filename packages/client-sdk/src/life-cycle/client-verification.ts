@@ -1,5 +1,6 @@
 import { verifyEpochCertificate, type Clock, type EpochKeySource, type MachineCredential, type VerifiedEpoch, type ValidationTicket } from '@tollgate/core';
-import { createArtifactVerifier, verifyInEpochWindow } from '../artifact-verifier';
+import { createArtifactVerifier } from '../artifact-verifier';
+import { verifyInEpochWindow } from '../epoch-window';
 import { expectSeat, type DeviceCallOptions } from '../device-calls';
 import type { FetchFunction } from '../http';
 import { createKeysetFetcher } from '../keyset-fetcher';

@@ -29,7 +29,11 @@ export type FailureKind =
 /**
  * Sorts a failed client-protocol call: only "could not reach or answer" keeps the grace window; a
  * refusal (401/403/409…), an answer whose signature, nonce or seat does not check out, or a revocation
- * feed that cannot be trusted fails closed at once.
+ * feed that cannot be trusted fails closed at once. An answer signed by an epoch this device could not
+ * look up (`unknown_key` whose keyset refetch was rate-limited or could not reach the server) is never
+ * used, but is no evidence against the license either: it counts as unreachable and is asked again
+ * (after the rate limit's `retryAfterSeconds`). An epoch the server's current keyset does not list
+ * either fails closed.
  *
  * @param error - What the call threw.
  * @returns How the client reacts.
@@ -45,6 +49,11 @@ export function classifyFailure(error: unknown): FailureKind {
     return { kind: 'refused' };
   }
   if (error instanceof RevocationFeedError && error.code === 'stale' && error.cause instanceof LicenseRequestError) return classifyFailure(error.cause);
+  if (isArtifactError(error) && error.reason === 'unknown_key') {
+    const { resync, retryAfterSeconds } = error.details;
+    if (resync === 'rate_limited') return { kind: 'unreachable', retryAfterSeconds: typeof retryAfterSeconds === 'number' ? retryAfterSeconds : undefined };
+    if (resync === 'unreachable' && error.cause instanceof LicenseRequestError) return classifyFailure(error.cause);
+  }
   if (error instanceof ResponseMismatchError || error instanceof RevocationFeedError || isArtifactError(error)) return { kind: 'refused' };
   // Anything else (a bug, a platform failure) is not evidence against the license: retry.
   return { kind: 'unreachable', retryAfterSeconds: undefined };

@@ -84,7 +84,13 @@ describe('verifyKeyset', () => {
     const batch = await signArtifact('revocation-batch', { ...payloads['revocation-batch'], issuedAt: expired.notAfter - 1 }, { signer: expired.signer });
     expect(verifyArtifact(batch, 'revocation-batch', { keys: keyset, now: vectorNow }).payload.issuedAt).toBe(expired.notAfter - 1);
     const order = await signArtifact('kill-order', payloads['kill-order'], { signer: expired.signer, productId: vectorProductId });
-    expect(() => verifyArtifact(order, 'kill-order', { keys: keyset, productId: vectorProductId, now: vectorNow })).toThrow(expect.objectContaining({ reason: 'unknown_key' }));
+    // A known epoch whose window is over: `expired_epoch` (protocol §4), not `unknown_key` (which sends a
+    // client looking for a newer keyset), and not revived by a verification time inside its old window.
+    expect(() => verifyArtifact(order, 'kill-order', { keys: keyset, productId: vectorProductId, now: vectorNow })).toThrow(expect.objectContaining({ reason: 'expired_epoch' }));
+    expect(() => verifyArtifact(order, 'kill-order', { keys: keyset, productId: vectorProductId, now: expired.notAfter - 1 })).toThrow(expect.objectContaining({ reason: 'expired_epoch' }));
+    // The order of checks stays protocol §4's: a revoked expired epoch is `revoked_epoch`, a scope mismatch `wrong_domain`.
+    const revokedEpochIds = new Set([expired.epochIdHex]);
+    expect(() => verifyArtifact(order, 'kill-order', { keys: keyset, productId: vectorProductId, now: vectorNow, revokedEpochIds })).toThrow(expect.objectContaining({ reason: 'revoked_epoch' }));
   });
 
   it('skips certificates from roots the client does not pin, keeping the pinned ones', async () => {

@@ -28,7 +28,8 @@ export interface EpochKeySource {
   readonly epochs: ReadonlyMap<string, EpochKey>;
   /**
    * Verified epochs that have expired. They verify revocation batches only (checked at the batch's
-   * `issuedAt`), so a client that was offline for months can still catch up on the feed.
+   * `issuedAt`), so a client that was offline for months can still catch up on the feed; any other
+   * artifact they signed is refused `expired_epoch`.
    */
   readonly expiredEpochs?: ReadonlyMap<string, EpochKey>;
 }
@@ -119,11 +120,14 @@ export function checkEpochWindow(epoch: Pick<EpochKey, 'epochIdHex' | 'notBefore
       details: { epochId: epoch.epochIdHex, notBefore: epoch.notBefore, now },
     });
   }
-  if (now - toleranceSeconds >= epoch.notAfter) {
-    throw new ArtifactError('expired_epoch', `Epoch ${epoch.epochIdHex} expired at ${epoch.notAfter}.`, {
-      details: { epochId: epoch.epochIdHex, notAfter: epoch.notAfter, now },
-    });
-  }
+  if (now - toleranceSeconds >= epoch.notAfter) throw expiredEpochError(epoch, now);
+}
+
+/** The refusal of an artifact whose signing epoch's window is over. */
+function expiredEpochError(epoch: Pick<EpochKey, 'epochIdHex' | 'notAfter'>, now: number): ArtifactError {
+  return new ArtifactError('expired_epoch', `Epoch ${epoch.epochIdHex} expired at ${epoch.notAfter}.`, {
+    details: { epochId: epoch.epochIdHex, notAfter: epoch.notAfter, now },
+  });
 }
 
 /**
@@ -183,7 +187,8 @@ export function verifySignatureAndPayload<Kind extends ArtifactKind>(
  * Revocation batches are the one exception to "valid at `now`": published batches never change, so the
  * window is checked exactly at the batch's signed `issuedAt` (server time, which may not lie more than
  * `licenseClockSkewSeconds` after `now`), and expired epochs from `keys.expiredEpochs` are accepted for
- * them.
+ * them. Any other kind signed by an epoch of `keys.expiredEpochs` is refused `expired_epoch` (it is a
+ * known epoch, so not `unknown_key`), whatever `now` says.
  *
  * Epoch certificates are verified against root pins instead: see `verifyEpochCertificate`.
  *
@@ -217,7 +222,11 @@ export function verifyArtifact<Kind extends Exclude<ArtifactKind, 'epoch-certifi
   if (parts.header.kid === undefined) throw new ArtifactError('bad_encoding', 'An artifact names its signing epoch (kid).', { details: { part: 'protected', field: 'kid' } });
   const epochIdHex = hexEncode(parts.header.kid);
   const isBatch = kind === 'revocation-batch';
-  const epoch = options.keys.epochs.get(epochIdHex) ?? (isBatch ? options.keys.expiredEpochs?.get(epochIdHex) : undefined);
+  const current = options.keys.epochs.get(epochIdHex);
+  // An expired epoch is still an epoch of the verified keyset: what it signed is refused `expired_epoch`
+  // (protocol §4), never `unknown_key`, which tells a client to look for a newer keyset.
+  const expired = current === undefined ? options.keys.expiredEpochs?.get(epochIdHex) : undefined;
+  const epoch = current ?? expired;
   if (epoch === undefined) throw new ArtifactError('unknown_key', `No verified epoch ${epochIdHex}.`, { details: { epochId: epochIdHex } });
   if (options.revokedEpochIds?.has(epochIdHex)) throw new ArtifactError('revoked_epoch', `Epoch ${epochIdHex} is revoked.`, { details: { epochId: epochIdHex } });
   if (epoch.productScope !== undefined && epoch.productScope !== productId) {
@@ -225,6 +234,9 @@ export function verifyArtifact<Kind extends Exclude<ArtifactKind, 'epoch-certifi
       details: { epochId: epochIdHex, productScope: epoch.productScope, productId },
     });
   }
+  // Listed as expired when the keyset was verified: refused whatever `now` says, so a clock set back
+  // does not revive it.
+  if (!isBatch && expired !== undefined) throw expiredEpochError(expired, options.now);
   if (!isBatch) checkEpochWindow(epoch, options.now, licenseClockSkewSeconds);
   const payload = verifySignatureAndPayload(parts, kind, productId, epoch.publicKey, options.verify ?? verifyEd25519);
   if (isBatch) {
