@@ -4,7 +4,9 @@
 // belong to this test process and live on across the restarts. In the end every payment attempted is
 // `settled` or `failed` in the gateway's table, each settled one has exactly one on-chain transfer (its
 // authorization used once, in the recorded transaction), no failed one has any, and replaying the same
-// PAYMENT-SIGNATURE to /receive gives its final answer (receipt), identical on every replay.
+// PAYMENT-SIGNATURE to /receive gives its final answer (receipt), identical on every replay. Payers behave
+// like real ones: a submission the kill left unanswered is sent again as soon as the gateway is back, so
+// every payment is recorded while its authorization is still valid, however slow the machine is.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,6 +29,21 @@ const ROUNDS = 10;
 const PAYMENTS_PER_ROUND = 4;
 /** The kill comes 0 to this many ms after the payments were sent (one settlement takes tens of ms here). */
 const MAX_KILL_DELAY_MS = 150;
+/** A restarted gateway must answer /healthz within this, or the test fails there. */
+const RESTART_DEADLINE_MS = 30_000;
+/**
+ * The authorizations' lifetime (GATEWAY_MAX_TIMEOUT_SECONDS, the official client signs validBefore = now +
+ * this). A payment whose submission died with the killed process is sent again right after the restart,
+ * and the gateway takes a new payment only while it has 10 s of validity left (minValiditySeconds); so the
+ * lifetime covers those 10 s, a whole restart at its deadline, and 20 s for the resubmission itself. The
+ * machine's speed then only matters where the test already bounds it: the restart. (Payments already
+ * recorded do not depend on it at all: their replays get the stored outcome whatever the clock says.) It
+ * also bounds the test's end: a claim marked before the kill whose settle never left the process is failed
+ * once a block past its validBefore exists.
+ */
+const AUTHORIZATION_SECONDS = 10 + RESTART_DEADLINE_MS / 1000 + 20;
+/** A payer sends a payment again at once after a 503 (facilitator or chain unreachable), at most this many times. */
+const MAX_UNAVAILABLE_ANSWERS = 20;
 
 interface Attempt {
   round: number;
@@ -36,6 +53,16 @@ interface Attempt {
   payTo: Address;
   nonce: Hex;
   amount: bigint;
+  /** When the payer signed it (Date.now()). */
+  signedAt: number;
+}
+
+/** The gateway's answer to a PAYMENT-SIGNATURE: its status, PAYMENT-RESPONSE and body. */
+interface Answer {
+  status: number;
+  paymentResponse: string | null;
+  text: string;
+  body: unknown;
 }
 
 interface PaymentRow {
@@ -90,9 +117,9 @@ describe.skipIf(postgres === undefined)(
         // Short facilitator deadlines keep the claim lease (verify + settle + 30 s) as short as the CLI allows.
         GATEWAY_FACILITATOR_VERIFY_TIMEOUT_MS: '2000',
         GATEWAY_FACILITATOR_SETTLE_TIMEOUT_MS: '3000',
-        // Authorizations valid for 30 s: a payment whose claim was marked but whose settle never left the
-        // killed process can only be failed once its authorization expired unused on chain.
-        GATEWAY_MAX_TIMEOUT_SECONDS: '30',
+        // Short-lived authorizations (see AUTHORIZATION_SECONDS): a payment whose claim was marked but whose
+        // settle never left the killed process can only be failed once its authorization expired unused on chain.
+        GATEWAY_MAX_TIMEOUT_SECONDS: String(AUTHORIZATION_SECONDS),
         ...relaxedRateLimits,
         ...stack.gatewayEnv,
       });
@@ -107,6 +134,12 @@ describe.skipIf(postgres === undefined)(
       if (dataDir) rmSync(dataDir, { recursive: true, force: true });
     });
 
+    /** How many times the gateway has started, and the payers waiting for its next start. */
+    let starts = 0;
+    const waitingForStart: Array<() => void> = [];
+    /** Resolves once the gateway has started more than `seen` times. */
+    const startedAfter = (seen: number) => new Promise<void>((resolve) => (starts > seen ? resolve() : waitingForStart.push(resolve)));
+
     async function startGateway(): Promise<void> {
       const child = spawn(process.execPath, [bundle], { env, stdio: ['ignore', 'pipe', 'pipe'] });
       let output = '';
@@ -114,7 +147,7 @@ describe.skipIf(postgres === undefined)(
       child.stdout!.on('data', keep);
       child.stderr!.on('data', keep);
       const url = `http://127.0.0.1:${port}`;
-      for (const deadline = Date.now() + 30_000; ; ) {
+      for (const deadline = Date.now() + RESTART_DEADLINE_MS; ; ) {
         if (child.exitCode !== null) throw new Error(`the gateway exited during start-up (${child.exitCode}): ${output}`);
         const healthy = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1_000) }).then((r) => r.ok, () => false);
         if (healthy) break;
@@ -122,6 +155,8 @@ describe.skipIf(postgres === undefined)(
         await new Promise((r) => setTimeout(r, 50));
       }
       gateway = { process: child, url, output: () => output };
+      starts += 1;
+      for (const wake of waitingForStart.splice(0)) wake();
     }
 
     async function killGateway(): Promise<void> {
@@ -133,14 +168,51 @@ describe.skipIf(postgres === undefined)(
       await exited;
     }
 
-    /** One replay of the payment's PAYMENT-SIGNATURE: its status, PAYMENT-RESPONSE and body. */
-    async function replay(attempt: Attempt) {
-      const response = await call(gateway!.url, 'GET', attempt.path, { headers: { 'payment-signature': attempt.header } });
+    /** One submission of the payment's PAYMENT-SIGNATURE to the gateway at `url`. */
+    async function submit(url: string, attempt: Attempt): Promise<Answer> {
+      const response = await call(url, 'GET', attempt.path, { headers: { 'payment-signature': attempt.header } });
       return { status: response.status, paymentResponse: response.headers.get('payment-response'), text: response.text, body: response.body };
     }
 
+    /** One replay of the payment's PAYMENT-SIGNATURE to the running gateway. */
+    const replay = (attempt: Attempt) => submit(gateway!.url, attempt);
+
+    /**
+     * A payer: submits its PAYMENT-SIGNATURE until the gateway has answered it once. A submission that died
+     * with the killed process (no answer) is sent again as soon as the gateway is back: its next start is the
+     * event waited for, never a delay. A 503 (facilitator or chain unreachable: "retry") is sent again at
+     * once. Any other answer ends it, with the time it came.
+     */
+    async function pay(attempt: Attempt): Promise<Answer & { at: number }> {
+      for (let unavailable = 0; ; ) {
+        const seen = starts;
+        const target = gateway;
+        if (target === undefined) {
+          await startedAfter(seen);
+          continue;
+        }
+        let answer: Answer;
+        try {
+          answer = await submit(target.url, attempt);
+        } catch (error) {
+          // Only a kill may leave a submission unanswered.
+          if (gateway === target) throw error;
+          await startedAfter(seen);
+          continue;
+        }
+        if (answer.status === 503 && ++unavailable < MAX_UNAVAILABLE_ANSWERS) continue;
+        return { ...answer, at: Date.now() };
+      }
+    }
+
+    /** Whether an answer says the gateway recorded the payment: 200 settled, 202 settlement_pending, 402 settlement_failed. */
+    const recorded = (answer: Answer) =>
+      answer.status === 200 || answer.status === 202 || (answer.status === 402 && (answer.body as { error?: { code?: string } } | undefined)?.error?.code === 'settlement_failed');
+
     it('ends every payment settled or failed, with exactly one transfer per settled one and its receipt on replay', { timeout: 240_000 }, async () => {
       const attempts: Attempt[] = [];
+      /** Each payment's payer, until its first answer. */
+      const payers = new Map<Attempt, Promise<Answer & { at: number }>>();
       const delays: number[] = [];
       const interrupted: number[] = [];
       const started = Date.now();
@@ -162,12 +234,17 @@ describe.skipIf(postgres === undefined)(
             round, path,
             header: http.encodePaymentSignatureHeader(payload)['PAYMENT-SIGNATURE'] as string,
             payer: authorization.from, payTo: authorization.to, nonce: authorization.nonce, amount: BigInt(authorization.value),
+            signedAt: Date.now(),
           });
         }
-        // Sent at once; the answers of the killed process are lost (the payer would retry: see below).
-        const url = gateway!.url;
+        // Sent at once, each by its payer; a submission the kill leaves unanswered is sent again right after
+        // the restart (and again after the next one, should a kill interrupt that one too). The rounds do not
+        // wait for the answers: a payment whose claim the killed process holds is answered only after the
+        // gateway's duplicate wait (verify + settle deadlines + 5 s).
         for (const attempt of attempts.filter((a) => a.round === round)) {
-          void call(url, 'GET', attempt.path, { headers: { 'payment-signature': attempt.header } }).catch(() => undefined);
+          const paying = pay(attempt);
+          paying.catch(() => undefined); // awaited after the rounds
+          payers.set(attempt, paying);
         }
         const delay = Math.floor(Math.random() * MAX_KILL_DELAY_MS);
         delays.push(delay);
@@ -182,9 +259,17 @@ describe.skipIf(postgres === undefined)(
       }
 
       const roundsDone = Date.now();
+      // Every payer was answered once, and every answer says the payment was recorded: from here on nothing
+      // depends on how long the rounds took (a recorded payment's replay gets its stored outcome).
+      const firstAnswers = await Promise.all(attempts.map((attempt) => payers.get(attempt)!));
+      attempts.forEach((attempt, index) => {
+        const answer = firstAnswers[index]!;
+        const waited = Math.round((answer.at - attempt.signedAt) / 1000);
+        expect(recorded(answer), `payment ${attempt.nonce} of round ${attempt.round}: first answer ${answer.status} ${answer.text}, ${waited} s after it was signed (authorizations last ${AUTHORIZATION_SECONDS} s)`).toBe(true);
+      });
       // The payers retry: every PAYMENT-SIGNATURE is replayed until its answer is final. A claim whose
       // holder was killed is taken over once its lease ends; a pending one is finished from the chain.
-      const finals = new Map<Attempt, Awaited<ReturnType<typeof replay>>>();
+      const finals = new Map<Attempt, Answer>();
       const deadline = Date.now() + 150_000;
       // A real chain keeps producing blocks; anvil mines only on transactions. "Expired unused" needs a
       // head block past validBefore.
