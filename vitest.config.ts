@@ -1,4 +1,5 @@
 import { defineConfig, type Plugin } from 'vitest/config';
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { packages, outputName } from './scripts/workspace.mjs';
 
@@ -22,15 +23,39 @@ function sqlAsText(): Plugin {
   };
 }
 
-const project = (name: string, extra: Record<string, unknown> = {}) => ({
+// Two tiers (docs/testing.md). Unit: the tests next to the code (`packages/*/src/**/*.test.ts`), pure —
+// no database, no chain — so they need no global setup. Integration: each package's `test/` folder,
+// with the PGlite template prepared once per run. Most projects share one module graph per worker
+// (`isolate: false`): importing core's ~500 source modules again for every file cost more than many
+// files' tests. The files that mock modules (client-sdk) or start whole stacks from the repository
+// root (workspace) stay isolated.
+const globalSetup = [resolve('test/global-setup.ts')];
+
+const unit = {
   extends: true as const,
   test: {
-    name,
-    root: resolve('packages', name),
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-    ...extra,
+    name: 'unit',
+    root: resolve('.'),
+    include: ['packages/*/src/**/*.test.ts'],
+    setupFiles: [resolve('test/unit-tier-setup.ts')],
+    isolate: false,
   },
+};
+
+/** One module graph per worker, reused by the files it runs: each file must close what it opens. */
+const shared = { isolate: false };
+
+const integration = (name: string, root: string, extra: Record<string, unknown> = {}) => ({
+  extends: true as const,
+  test: { name, root, include: ['test/**/*.test.ts'], globalSetup, ...extra },
 });
+
+/**
+ * Test files run at once: by default one per core plus one, since most integration files spend their
+ * time waiting on a database, a chain or a child process rather than computing.
+ * `TOLLGATE_TEST_WORKERS` overrides it.
+ */
+const workers = Number(process.env['TOLLGATE_TEST_WORKERS'] ?? availableParallelism() + 1);
 
 export default defineConfig({
   plugins: [sqlAsText()],
@@ -38,14 +63,15 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    globalSetup: [resolve('test/global-setup.ts')],
+    maxWorkers: workers,
     projects: [
-      { extends: true, test: { name: 'workspace', root: resolve('.'), include: ['test/**/*.test.ts'] } },
-      project('core'),
-      project('gateway-server'),
-      project('license-server'),
-      project('client-sdk'),
-      project('admin-client'),
+      unit,
+      integration('workspace', resolve('.')),
+      integration('core', resolve('packages', 'core'), shared),
+      integration('gateway-server', resolve('packages', 'gateway-server'), shared),
+      integration('license-server', resolve('packages', 'license-server'), shared),
+      integration('client-sdk', resolve('packages', 'client-sdk')),
+      integration('admin-client', resolve('packages', 'admin-client'), shared),
     ],
   },
 });

@@ -145,7 +145,7 @@ describe('generated gateway secret', () => {
   });
 
   it('is used by a server started without GATEWAY_SECRET, so API keys survive a restart', async () => {
-    const dataDir = dataDirFromTemplate();
+    const dataDir = await dataDirFromTemplate();
     dirs.push(dataDir);
     const start = () => startGatewayServer(loadGatewayConfig({ GATEWAY_PORT: '0', TOLLGATE_DATA_DIR: dataDir, LOG_LEVEL: 'silent', GATEWAY_DEV_CHAIN: '0' }));
     let server = await start();

@@ -6,7 +6,7 @@ import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithPayment } from '@x402/fetch';
 import { erc20Abi, getContractAddress, type Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, hexEncode } from '@tollgate/core';
 import { devStackFilePath, loadGatewayConfig, readDevStackFile, startGatewayServer, type DevChainInfo, type RunningGateway } from '@tollgate/gateway-server';
 import { createDevPublicClient, devAccountKeys, devChainDefinition } from '@tollgate/gateway-server/devchain';
@@ -22,8 +22,8 @@ afterAll(async () => {
   for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
 });
 
-function freshDataDir(): string {
-  const dir = dataDirFromTemplate();
+async function freshDataDir(): Promise<string> {
+  const dir = await dataDirFromTemplate();
   dataDirs.push(dir);
   return dir;
 }
@@ -60,7 +60,10 @@ const demoPayer = privateKeyToAccount(devAccountKeys.payer);
 const secrets = { GATEWAY_SECRET: hexEncode(new Uint8Array(32).fill(7)), GATEWAY_SIGNING_KEY: generatePrivateKey() };
 
 describe('dev mode with the defaults', () => {
-  const dataDir = freshDataDir();
+  let dataDir: string;
+  beforeAll(async () => {
+    dataDir = await freshDataDir();
+  });
   let merchant: TestMerchant;
   let afterPayment: bigint[];
 
@@ -117,7 +120,7 @@ describe('dev mode with the defaults', () => {
 
 describe('no dev stack', () => {
   it('never starts it with NODE_ENV=production (and the secrets production requires)', async () => {
-    const dataDir = freshDataDir();
+    const dataDir = await freshDataDir();
     const config = defaults(dataDir, { NODE_ENV: 'production', ...secrets });
     expect(config.devChain).toBe(false);
     const gateway = await start(config);
@@ -129,7 +132,7 @@ describe('no dev stack', () => {
   });
 
   it('does not start it when GATEWAY_FACILITATOR_URL is configured', async () => {
-    const dataDir = freshDataDir();
+    const dataDir = await freshDataDir();
     const config = defaults(dataDir, { GATEWAY_FACILITATOR_URL: 'https://facilitator.example.com' });
     expect(config.devChain).toBe(false);
     const gateway = await start(config);
@@ -140,7 +143,7 @@ describe('no dev stack', () => {
   });
 
   it('stops a dev stack it had started when the start fails later (unreachable database)', async () => {
-    const dataDir = freshDataDir();
+    const dataDir = await freshDataDir();
     const config = defaults(dataDir, { DATABASE_URL: 'postgres://tollgate@127.0.0.1:1/unreachable' });
     expect(config.devChain).toBe(true);
     await expect(startGatewayServer(config)).rejects.toThrow();
@@ -189,8 +192,8 @@ describe('GATEWAY_DEV_CHAIN', () => {
 });
 
 describe('readDevStackFile', () => {
-  it('returns undefined without a dev file, and refuses a file that is not one', () => {
-    const dataDir = freshDataDir();
+  it('returns undefined without a dev file, and refuses a file that is not one', async () => {
+    const dataDir = await freshDataDir();
     expect(readDevStackFile(dataDir)).toBeUndefined();
     mkdirSync(join(dataDir, 'devchain'), { recursive: true });
     writeFileSync(devStackFilePath(dataDir), '{"gatewayUrl":');

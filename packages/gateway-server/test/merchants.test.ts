@@ -232,7 +232,7 @@ describe('POST /merchant/register', () => {
 
 describe('origin binding', () => {
   it('refuses a challenge issued under another public URL', async () => {
-    const dataDir = dataDirFromTemplate();
+    const dataDir = await dataDirFromTemplate();
     const other = await startTestGateway({ GATEWAY_PUBLIC_URL: 'https://other.example.com' }, { dataDir });
     try {
       const account = freshAccount();

@@ -2,8 +2,8 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { decodeCanonical, licenseProtocolHeader, type EnvRecord } from '@tollgate/core';
-import { testDatabaseEngines, type TestEngine } from '@tollgate/core/testing';
+import { coreMigrations, decodeCanonical, licenseMigrations, licenseProtocolHeader, type EnvRecord } from '@tollgate/core';
+import { pgliteTestTemplate, testDatabaseEngines, type TestEngine } from '@tollgate/core/testing';
 import { licenseDatabaseDir, loadLicenseConfig, startLicenseServer, type RunningLicenseServer, type StartLicenseOptions } from '@tollgate/license-server';
 
 /** Headers every client-protocol request carries. */
@@ -41,8 +41,8 @@ export async function openServerSandbox(engine: TestEngine): Promise<ServerSandb
   const env: EnvRecord = { LICENSE_PORT: '0', TOLLGATE_DATA_DIR: dataDir, LOG_LEVEL: 'silent' };
   let dropDatabase = async () => undefined as void;
   if (engine.name === 'pglite') {
-    const template = process.env['TOLLGATE_PGLITE_TEMPLATE_DIR'];
-    if (template) cpSync(template, licenseDatabaseDir({ dataDir }), { recursive: true });
+    // Migrations already applied: the server's start only checks them (its own start-up test migrates).
+    cpSync(await pgliteTestTemplate([coreMigrations, licenseMigrations]), licenseDatabaseDir({ dataDir }), { recursive: true });
   } else {
     const adminUrl = engine.connectionString as string;
     const name = `tollgate_license_${crypto.getRandomValues(new Uint8Array(6)).reduce((text, byte) => text + byte.toString(16).padStart(2, '0'), '')}`;

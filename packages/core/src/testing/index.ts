@@ -34,6 +34,6 @@ export { describeAuditLogConformance, type AuditLogConformanceFixture } from './
 export { seededRandom, mutateBytes, randomCbor, type SeededRandom, type RandomCborOptions } from './fuzz-values';
 // Node-only helpers (node:fs, drivers), which make this subpath Node-only. Node-only files are
 // imported as `*.node.js`: tsup's native-addon plugin captures every specifier ending in `.node`.
-export { openTestDatabase, type TestDatabase, type OpenTestDatabaseOptions } from './node-test-database';
+export { openTestDatabase, pgliteTestTemplate, type TestDatabase, type OpenTestDatabaseOptions } from './node-test-database';
 export { testDatabaseEngines, redactConnectionString, testDatabaseUrlVariable, type TestEngine } from './node-test-engines';
-export { ensurePgliteTemplate, testCacheDir } from './node-pglite-template';
+export { ensurePgliteTemplate, testCacheDir, type PgliteTemplateOptions } from './node-pglite-template';

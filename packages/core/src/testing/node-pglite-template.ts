@@ -1,6 +1,11 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex } from '@noble/hashes/utils.js';
+import { utf8Encode } from '../crypto/utf8';
+import type { MigrationSet } from '../storage/migrations/define-migrations';
+import { runMigrations } from '../storage/migrations/run-migrations';
 
 const markerFile = 'tollgate-template.json';
 
@@ -46,37 +51,15 @@ function isTemplate(directory: string): boolean {
 }
 
 /**
- * Returns the directory of a freshly initialised PGlite data directory to copy test databases from,
- * creating it on first use (initdb takes seconds; copying takes a fraction of one). Safe when several
- * processes call it at once: each builds in its own temporary directory and renames it into place
- * atomically; the first rename wins and the others discard their copy.
- *
- * @param options - `cacheDir` to override {@link testCacheDir}
- * @returns absolute path of the template directory
- *
- * @example
- * ```ts
- * import { ensurePgliteTemplate } from '@tollgate/core/testing';
- * export default async function setup() { await ensurePgliteTemplate(); }
- * ```
+ * Builds a template in a temporary directory beside `templateDir` and renames it into place: the first
+ * rename wins, and a process that loses the race discards its copy and uses the winner's.
  */
-export async function ensurePgliteTemplate(options: { cacheDir?: string } = {}): Promise<string> {
-  const cacheDir = options.cacheDir ?? testCacheDir();
-  const version = pgliteVersion();
-  // The suffix names the initdb options below, so changing them never reuses an older template.
-  const templateDir = join(cacheDir, `pglite-template-${version}-wal1m`);
-  if (isTemplate(templateDir)) return templateDir;
-
+async function buildAtomically(cacheDir: string, templateDir: string, build: (buildDir: string) => Promise<void>, marker: object): Promise<string> {
   mkdirSync(cacheDir, { recursive: true });
   const buildDir = mkdtempSync(join(cacheDir, '.building-'));
   try {
-    const { PGlite } = await import('@electric-sql/pglite');
-    // 1 MB WAL segments instead of 16 MB: the template shrinks from ~39 to ~24 MB, and every test
-    // database copies it.
-    const db = await PGlite.create({ dataDir: buildDir, initDbStartParams: ['--wal-segsize=1'] });
-    await db.query('SELECT 1');
-    await db.close();
-    writeFileSync(join(buildDir, markerFile), JSON.stringify({ pglite: version }));
+    await build(buildDir);
+    writeFileSync(join(buildDir, markerFile), JSON.stringify(marker));
     try {
       renameSync(buildDir, templateDir);
     } catch (error) {
@@ -87,4 +70,74 @@ export async function ensurePgliteTemplate(options: { cacheDir?: string } = {}):
     rmSync(buildDir, { recursive: true, force: true });
   }
   return templateDir;
+}
+
+/** A short name for a list of migration sets: their domains, versions and checksums, hashed. */
+function migrationFingerprint(migrations: readonly MigrationSet[]): string {
+  const listed = migrations.map((set) => ({ domain: set.domain, migrations: set.migrations.map(({ version, checksum }) => [version, checksum]) }));
+  return bytesToHex(sha256(utf8Encode(JSON.stringify(listed)))).slice(0, 16);
+}
+
+/** Options of {@link ensurePgliteTemplate}. */
+export interface PgliteTemplateOptions {
+  /** Where templates are kept (default {@link testCacheDir}). */
+  cacheDir?: string;
+  /**
+   * Migration sets to apply to the template, in order. A template is kept per list (named by the sets'
+   * domains, versions and checksums), so a changed migration never reuses an older one.
+   */
+  migrations?: readonly MigrationSet[];
+}
+
+/**
+ * Returns the directory of a freshly initialised PGlite data directory to copy test databases from,
+ * creating it on first use (initdb takes seconds; copying takes a fraction of one). With `migrations`,
+ * the template also has them applied (copied from the plain one, then migrated), so a test database
+ * or an embedded server started from it skips the migrations' DDL: the runner then only checks that
+ * each is recorded with its checksum. Safe when several processes call it at once: each builds in its
+ * own temporary directory and renames it into place atomically; the first rename wins and the others
+ * discard their copy.
+ *
+ * @param options - `cacheDir` to override {@link testCacheDir}; `migrations` to apply
+ * @returns absolute path of the template directory
+ *
+ * @example
+ * ```ts
+ * import { ensurePgliteTemplate } from '@tollgate/core/testing';
+ * import { coreMigrations, licenseMigrations } from '@tollgate/core';
+ * export default async function setup() { await ensurePgliteTemplate(); }
+ * const migrated = await ensurePgliteTemplate({ migrations: [coreMigrations, licenseMigrations] });
+ * ```
+ */
+export async function ensurePgliteTemplate(options: PgliteTemplateOptions = {}): Promise<string> {
+  const cacheDir = options.cacheDir ?? testCacheDir();
+  const version = pgliteVersion();
+  // The suffix names the initdb options below, so changing them never reuses an older template.
+  const plainDir = join(cacheDir, `pglite-template-${version}-wal1m`);
+  const plain = isTemplate(plainDir)
+    ? plainDir
+    : await buildAtomically(cacheDir, plainDir, async (buildDir) => {
+        const { PGlite } = await import('@electric-sql/pglite');
+        // 1 MB WAL segments instead of 16 MB: the template shrinks from ~39 to ~24 MB, and every test
+        // database copies it.
+        const db = await PGlite.create({ dataDir: buildDir, initDbStartParams: ['--wal-segsize=1'] });
+        await db.query('SELECT 1');
+        await db.close();
+      }, { pglite: version });
+  const migrations = options.migrations ?? [];
+  if (migrations.length === 0) return plain;
+  const fingerprint = migrationFingerprint(migrations);
+  const migratedDir = `${plain}-migrated-${fingerprint}`;
+  if (isTemplate(migratedDir)) return migratedDir;
+  return buildAtomically(cacheDir, migratedDir, async (buildDir) => {
+    cpSync(plain, buildDir, { recursive: true });
+    // The same client the servers and openTestDatabase use, so the template holds what they would write.
+    const { createPgliteClient } = await import('../storage/pglite/index');
+    const sql = await createPgliteClient({ dataDir: buildDir });
+    try {
+      for (const set of migrations) await runMigrations(sql, set);
+    } finally {
+      await sql.close();
+    }
+  }, { pglite: version, migrations: fingerprint });
 }

@@ -62,9 +62,32 @@ async function truncateAll(sql: SqlClient): Promise<void> {
   await sql.query(`TRUNCATE TABLE ${tables} RESTART IDENTITY CASCADE`);
 }
 
-async function openPglite(): Promise<Omit<TestDatabase, 'reset'>> {
+/**
+ * The PGlite data directory to copy a test database from (for `openTestDatabase`, or into the data
+ * directory of an embedded server a test starts): with migrations, a template that has them applied,
+ * built once per list of migration sets; without, the plain one the vitest global setup prepared
+ * (`TOLLGATE_PGLITE_TEMPLATE_DIR`), else the default. Templates live in `TOLLGATE_TEST_CACHE_DIR` when
+ * it is set, else {@link testCacheDir}.
+ *
+ * @param migrations - Migration sets the copy should already have, in order.
+ * @returns The template directory.
+ * @example
+ * ```ts
+ * import { cpSync } from 'node:fs';
+ * import { coreMigrations, licenseMigrations } from '@tollgate/core';
+ * import { pgliteTestTemplate } from '@tollgate/core/testing';
+ * cpSync(await pgliteTestTemplate([coreMigrations, licenseMigrations]), databaseDir, { recursive: true });
+ * ```
+ */
+export async function pgliteTestTemplate(migrations: readonly MigrationSet[] = []): Promise<string> {
   const configured = process.env['TOLLGATE_PGLITE_TEMPLATE_DIR'];
-  const template = configured !== undefined && configured !== '' ? configured : await ensurePgliteTemplate();
+  if (migrations.length === 0 && configured !== undefined && configured !== '') return configured;
+  const cacheDir = process.env['TOLLGATE_TEST_CACHE_DIR'];
+  return ensurePgliteTemplate({ migrations, ...(cacheDir === undefined || cacheDir === '' ? {} : { cacheDir }) });
+}
+
+async function openPglite(migrations: readonly MigrationSet[]): Promise<Omit<TestDatabase, 'reset'>> {
+  const template = await pgliteTestTemplate(migrations);
   const dataDir = mkdtempSync(join(scratchDir(), 'tollgate-pglite-'));
   try {
     cpSync(template, dataDir, { recursive: true });
@@ -114,12 +137,14 @@ async function openPostgres(connectionString: string, poolSize: number): Promise
 
 /**
  * Opens an empty database for a test file, in well under a second: on PGlite by copying a template
- * data directory prepared once (see `ensurePgliteTemplate`); on `postgres` by creating a fresh schema
- * whose clients all run with that `search_path`. Reuse it across the file's tests with `reset()`.
+ * data directory prepared once (see `ensurePgliteTemplate`), with the requested migrations already
+ * applied; on `postgres` by creating a fresh schema whose clients all run with that `search_path`, then
+ * migrating it. Reuse it across the file's tests with `reset()`.
  *
  * @param options - engine, migrations to apply, pool size
  * @returns the database; call `close()` in `afterAll`
- * @throws Error when `postgres` is requested without `TOLLGATE_TEST_DATABASE_URL`
+ * @throws Error when `postgres` is requested without `TOLLGATE_TEST_DATABASE_URL`, or in the unit tier
+ *   (`TOLLGATE_TEST_TIER=unit`, set by its vitest setup file), whose tests open no database
  *
  * @example
  * ```ts
@@ -131,11 +156,15 @@ async function openPostgres(connectionString: string, poolSize: number): Promise
  * ```
  */
 export async function openTestDatabase(options: OpenTestDatabaseOptions = {}): Promise<TestDatabase> {
+  if (process.env['TOLLGATE_TEST_TIER'] === 'unit') {
+    // The unit tier (tests next to the code) must stay pure and fast: see docs/testing.md.
+    throw new Error('openTestDatabase: unit tests open no database. Move this test to the package\'s test/ folder (the integration tier).');
+  }
   const requested = options.engine ?? 'pglite';
   const engine: TestEngine = typeof requested === 'string' ? { name: requested } : requested;
   let opened: Omit<TestDatabase, 'reset'>;
   if (engine.name === 'pglite') {
-    opened = await openPglite();
+    opened = await openPglite(options.migrations ?? []);
   } else {
     const connectionString = engine.connectionString ?? process.env[testDatabaseUrlVariable];
     if (connectionString === undefined || connectionString === '') {
@@ -144,6 +173,7 @@ export async function openTestDatabase(options: OpenTestDatabaseOptions = {}): P
     opened = await openPostgres(connectionString, options.poolSize ?? 10);
   }
   const database: TestDatabase = { ...opened, reset: () => truncateAll(opened.sql) };
+  // On PGlite the template already has them: the runner then only checks they are recorded, unchanged.
   try {
     for (const set of options.migrations ?? []) await runMigrations(database.sql, set);
   } catch (error) {

@@ -1,8 +1,8 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { coreMigrations, defineMigrations, migrationsTable } from '@tollgate/core';
+import { coreMigrations, defineMigrations, migrationsTable, runMigrations } from '@tollgate/core';
 import {
   ensurePgliteTemplate,
   openTestDatabase,
@@ -92,6 +92,42 @@ describe('ensurePgliteTemplate', () => {
     expect(existsSync(join(directories[0] as string, 'PG_VERSION'))).toBe(true);
     expect(await ensurePgliteTemplate({ cacheDir })).toBe(directories[0]);
   }, 120_000);
+
+  it('keeps one migrated template per list of migration sets, built once, that the runner finds complete', async () => {
+    const plain = await ensurePgliteTemplate({ cacheDir });
+    const [migrated, again] = await Promise.all([ensurePgliteTemplate({ cacheDir, migrations: [coreMigrations] }), ensurePgliteTemplate({ cacheDir, migrations: [coreMigrations] })]);
+    expect(migrated).toBe(again);
+    expect(migrated).not.toBe(plain);
+    expect(readdirSync(cacheDir).filter((name) => name.startsWith('.building-'))).toEqual([]);
+    // A changed migration (same name, other SQL) is another list: it never reuses the older template.
+    const edited = defineMigrations('core', Object.fromEntries(coreMigrations.migrations.map((migration, index) => [migration.name, index === 0 ? `${migration.sql}\n-- edited` : migration.sql])));
+    const other = await ensurePgliteTemplate({ cacheDir, migrations: [edited] });
+    expect(other).not.toBe(migrated);
+    // What it holds is what the runner would have written: opened from a copy, nothing is left to apply.
+    const { createPgliteClient } = await import('@tollgate/core/pglite');
+    const copy = mkdtempSync(join(tmpdir(), 'tollgate-template-copy-'));
+    cpSync(migrated, copy, { recursive: true });
+    const sql = await createPgliteClient({ dataDir: copy });
+    try {
+      const recorded = await sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${migrationsTable}`);
+      expect(recorded.rows[0]?.n).toBe(coreMigrations.migrations.length);
+      expect(await runMigrations(sql, coreMigrations)).toMatchObject({ applied: [] });
+    } finally {
+      await sql.close();
+      rmSync(copy, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
+describe('the unit tier', () => {
+  it('refuses to open a test database, naming where such a test belongs', async () => {
+    vi.stubEnv('TOLLGATE_TEST_TIER', 'unit');
+    try {
+      await expect(openTestDatabase()).rejects.toThrow(/unit tests open no database.*test\/ folder/);
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
 });
 
 describe('testDatabaseEngines', () => {

@@ -27,7 +27,7 @@ async function restart(env: Record<string, string>): Promise<TestGateway> {
 
 beforeAll(async () => {
   stack = await startPaymentStack();
-  dataDir = dataDirFromTemplate();
+  dataDir = await dataDirFromTemplate();
 });
 afterAll(async () => {
   await running?.close();

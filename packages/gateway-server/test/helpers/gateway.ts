@@ -4,7 +4,8 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DestinationStream } from 'pino';
-import { ManualClock, hexEncode } from '@tollgate/core';
+import { ManualClock, coreMigrations, gatewayMigrations, hexEncode } from '@tollgate/core';
+import { pgliteTestTemplate } from '@tollgate/core/testing';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { expect } from 'vitest';
 import { gatewayDatabaseDir, loadGatewayConfig, startGatewayServer, type RunningGateway, type StartGatewayOptions } from '@tollgate/gateway-server';
@@ -19,11 +20,13 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
-/** A data dir whose embedded database starts from the prepared PGlite template (no initdb per file). */
-export function dataDirFromTemplate(): string {
+/**
+ * A data dir whose embedded database starts from a prepared PGlite template with the gateway's
+ * migrations applied (no initdb and no migration DDL per server; the start only checks them).
+ */
+export async function dataDirFromTemplate(): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'tollgate-gateway-'));
-  const template = process.env['TOLLGATE_PGLITE_TEMPLATE_DIR'];
-  if (template) cpSync(template, gatewayDatabaseDir({ dataDir: dir }), { recursive: true });
+  cpSync(await pgliteTestTemplate([coreMigrations, gatewayMigrations]), gatewayDatabaseDir({ dataDir: dir }), { recursive: true });
   return dir;
 }
 
@@ -59,7 +62,7 @@ export interface TestGatewayOptions {
  * any variable. `dataDir` reuses an existing data dir (restart tests).
  */
 export async function startTestGateway(env: Record<string, string> = {}, options: TestGatewayOptions = {}): Promise<TestGateway> {
-  const dataDir = options.dataDir ?? dataDirFromTemplate();
+  const dataDir = options.dataDir ?? (await dataDirFromTemplate());
   const clock = options.clock ?? new ManualClock(Date.UTC(2026, 2, 1, 12, 0, 0));
   const secret = options.secret ?? crypto.getRandomValues(new Uint8Array(32));
   const config = loadGatewayConfig({

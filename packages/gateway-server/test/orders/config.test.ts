@@ -36,7 +36,7 @@ describe('GATEWAY_ORDER_MODE', () => {
     ['keeps order mode off in dev mode when GATEWAY_ORDER_MODE=off', { GATEWAY_ORDER_MODE: 'off' }, false],
   ] as const) {
     it(label, async () => {
-      const dataDir = dataDirFromTemplate();
+      const dataDir = await dataDirFromTemplate();
       dataDirs.push(dataDir);
       const config = loadGatewayConfig({
         GATEWAY_PORT: '0',

@@ -1,13 +1,13 @@
 import canonicalize from 'canonicalize';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestDatabase } from '@tollgate/core/testing';
-import { sha256 } from '../../../crypto/hash';
-import { hexEncode } from '../../../crypto/hex';
-import { utf8Encode } from '../../../crypto/utf8';
-import { AdminError } from '../../../errors/admin';
-import { catalogTestEngines, openCatalogTestDatabase, seedVendor, t0, type SeededVendor } from '../../../../test/support/catalog-policies-fixture';
-import { createSqlCatalogStore } from './catalog-store';
-import { entitlementSnapshot, resolveEntitlements } from './resolve-entitlements';
+import { sha256 } from '../../../src/crypto/hash';
+import { hexEncode } from '../../../src/crypto/hex';
+import { utf8Encode } from '../../../src/crypto/utf8';
+import { AdminError } from '../../../src/errors/admin';
+import { catalogTestEngines, openCatalogTestDatabase, seedVendor, t0, type SeededVendor } from '../../support/catalog-policies-fixture';
+import { createSqlCatalogStore } from '../../../src/license/admin/catalog/catalog-store';
+import { entitlementSnapshot, resolveEntitlements } from '../../../src/license/admin/catalog/resolve-entitlements';
 
 async function rejection(promise: Promise<unknown>): Promise<AdminError> {
   const error = await promise.then(

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { invoicePaidEvent, openBillingTestDatabase } from '../../../test/license/billing-fixtures';
-import { testDatabaseEngines, type TestDatabase } from '../../testing';
-import { ManualClock } from '../../time/clock';
-import type { BillingApplyDeps } from './apply-billing-event';
-import { createSqlBillingEventStore } from './billing-event-store';
-import { processDueBillingEvents } from './process-billing-events';
+import { invoicePaidEvent, openBillingTestDatabase } from '../billing-fixtures';
+import { testDatabaseEngines, type TestDatabase } from '../../../src/testing';
+import { ManualClock } from '../../../src/time/clock';
+import type { BillingApplyDeps } from '../../../src/license/billing/apply-billing-event';
+import { createSqlBillingEventStore } from '../../../src/license/billing/billing-event-store';
+import { processDueBillingEvents } from '../../../src/license/billing/process-billing-events';
 
 // Applying is injected: these cases are about the queue (claim, rollback, backoff, dead-letter), not license state.
 const unusedDeps = {} as unknown as BillingApplyDeps;

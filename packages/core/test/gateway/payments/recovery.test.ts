@@ -22,8 +22,8 @@ import {
 } from '@tollgate/core';
 import { createPayments, settlementRecoveryJobKey, type Payments } from '@tollgate/core/gateway';
 import { gatewayConformanceEpoch, openTestDatabase, type TestDatabase } from '@tollgate/core/testing';
-import { createFakeChain, type FakeChain } from '../../../test/gateway/fake-chain';
-import { payableRef, type PayableRef } from '../../../test/support/payable-ref';
+import { createFakeChain, type FakeChain } from '../fake-chain';
+import { payableRef, type PayableRef } from '../../support/payable-ref';
 
 const origin = 'https://pay.example.com';
 const usdc = createNetworkRegistry().require('base').usdc.address as Address;

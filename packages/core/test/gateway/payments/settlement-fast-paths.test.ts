@@ -21,8 +21,8 @@ import {
 } from '@tollgate/core';
 import { createPayments, type Payments } from '@tollgate/core/gateway';
 import { gatewayConformanceEpoch, openTestDatabase, type TestDatabase } from '@tollgate/core/testing';
-import { payableRef } from '../../../test/support/payable-ref';
-import { rejectedWith } from '../../../test/support/thrown';
+import { payableRef } from '../../support/payable-ref';
+import { rejectedWith } from '../../support/thrown';
 
 let database: TestDatabase;
 let stores: GatewayStores;

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { invoicePaidEvent, openBillingTestDatabase } from '../../../test/license/billing-fixtures';
-import { testDatabaseEngines, type TestDatabase } from '../../testing';
-import { ManualClock } from '../../time/clock';
-import type { BillingApplyDeps } from './apply-billing-event';
-import { purgeProcessedBillingEvents } from './billing-event-retention';
-import { createSqlBillingEventStore } from './billing-event-store';
-import { processDueBillingEvents } from './process-billing-events';
+import { invoicePaidEvent, openBillingTestDatabase } from '../billing-fixtures';
+import { testDatabaseEngines, type TestDatabase } from '../../../src/testing';
+import { ManualClock } from '../../../src/time/clock';
+import type { BillingApplyDeps } from '../../../src/license/billing/apply-billing-event';
+import { purgeProcessedBillingEvents } from '../../../src/license/billing/billing-event-retention';
+import { createSqlBillingEventStore } from '../../../src/license/billing/billing-event-store';
+import { processDueBillingEvents } from '../../../src/license/billing/process-billing-events';
 
 const day = 86_400_000;
 

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestDatabase } from '@tollgate/core/testing';
-import { randomId } from '../../../crypto/random';
-import { raceCase } from '../../../testing/race-case';
-import { catalogTestEngines, openCatalogTestDatabase, seedVendor, t0 } from '../../../../test/support/catalog-policies-fixture';
-import { fullPolicy } from '../../../../test/support/policy-fixtures';
-import type { PolicyDocument } from './policy-document';
-import { createSqlPolicyStore } from './policy-store';
+import { randomId } from '../../../src/crypto/random';
+import { raceCase } from '../../../src/testing/race-case';
+import { catalogTestEngines, openCatalogTestDatabase, seedVendor, t0 } from '../../support/catalog-policies-fixture';
+import { fullPolicy } from '../../support/policy-fixtures';
+import type { PolicyDocument } from '../../../src/license/admin/policies/policy-document';
+import { createSqlPolicyStore } from '../../../src/license/admin/policies/policy-store';
 
 const later = (seconds: number) => new Date(t0.getTime() + seconds * 1000);
 const actor = 'ef'.repeat(16);

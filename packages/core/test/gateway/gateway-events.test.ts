@@ -21,8 +21,8 @@ import {
   type RefStore,
 } from '@tollgate/core';
 import { gatewayConformanceEpoch, openTestDatabase, type TestDatabase } from '@tollgate/core/testing';
-import { payableRef } from '../../test/support/payable-ref';
-import { rejectedWith } from '../../test/support/thrown';
+import { payableRef } from '../support/payable-ref';
+import { rejectedWith } from '../support/thrown';
 
 /** A ref store written as a class, its state in a #private field: every method needs `this` to be the store. */
 class PrivateFieldRefStore {

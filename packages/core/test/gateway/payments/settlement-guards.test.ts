@@ -18,8 +18,8 @@ import {
 } from '@tollgate/core';
 import { createPayments, type Payments } from '@tollgate/core/gateway';
 import { gatewayConformanceEpoch, openTestDatabase, type TestDatabase } from '@tollgate/core/testing';
-import { payableRef, type PayableRef } from '../../../test/support/payable-ref';
-import { rejectedWith } from '../../../test/support/thrown';
+import { payableRef, type PayableRef } from '../../support/payable-ref';
+import { rejectedWith } from '../../support/thrown';
 
 const origin = 'https://pay.example.com';
 

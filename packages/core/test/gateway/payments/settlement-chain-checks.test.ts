@@ -24,9 +24,9 @@ import {
 } from '@tollgate/core';
 import { createPayments, type Payments } from '@tollgate/core/gateway';
 import { gatewayConformanceEpoch, openTestDatabase, type TestDatabase } from '@tollgate/core/testing';
-import { createFakeChain, type FakeChain } from '../../../test/gateway/fake-chain';
-import { payableRef, type PayableRef } from '../../../test/support/payable-ref';
-import { rejectedWith } from '../../../test/support/thrown';
+import { createFakeChain, type FakeChain } from '../fake-chain';
+import { payableRef, type PayableRef } from '../../support/payable-ref';
+import { rejectedWith } from '../../support/thrown';
 
 const origin = 'https://pay.example.com';
 const usdc = createNetworkRegistry().require('base').usdc.address as Address;
@@ -180,7 +180,12 @@ describe('after settle was called', () => {
     expect(await payments.settlement.settle(request(target))).toMatchObject({ kind: 'pending' });
     const { authorization } = decodePaymentSignatureHeader(target.header).payload as { authorization: { validBefore: string } };
     chain.head = { number: head + 200n, timestamp: BigInt(authorization.validBefore) };
-    expect(await payments.settlement.settle(request(target))).toMatchObject({ kind: 'final', answer: { outcome: 'failed' } });
+    const failed = await payments.settlement.settle(request(target));
+    expect(failed).toMatchObject({ kind: 'final', answer: { outcome: 'failed' } });
+    expect(JSON.parse(failed.kind === 'final' ? failed.answer.body : '{}')).toMatchObject({ error: { code: 'settlement_failed', details: { reason: 'authorization_expired' } } });
+    // The gateway's own clock past validBefore too: the replay still gets the stored failure, not a fresh refusal.
+    clock.set(Number(authorization.validBefore) * 1000 + 1_000);
+    expect(await payments.settlement.settle(request(target))).toEqual(failed);
     expect(calls.settle).toBe(1);
   });
 

@@ -11,9 +11,11 @@ import {
   createSqlGatewayStores,
   deriveGatewayKeys,
   FacilitatorUnavailableError,
+  decodePaymentSignatureHeader,
   GatewayError,
   gatewayMigrations,
   ManualClock,
+  PaymentVerificationError,
   settlementRecoveryQueue,
   type Facilitator,
   type GatewayStores,
@@ -22,8 +24,8 @@ import {
 } from '@tollgate/core';
 import { createPayments, type Payments } from '@tollgate/core/gateway';
 import { gatewayConformanceEpoch, openTestDatabase, type TestDatabase } from '@tollgate/core/testing';
-import { payableRef } from '../../../test/support/payable-ref';
-import { rejectedWith } from '../../../test/support/thrown';
+import { payableRef } from '../../support/payable-ref';
+import { rejectedWith } from '../../support/thrown';
 
 const origin = 'https://pay.example.com';
 
@@ -273,5 +275,40 @@ describe('settlement state machine', () => {
     expect(await first).toMatchObject({ kind: 'pending', paymentId: rows[0]?.payment_id });
     await rejectedWith(FacilitatorUnavailableError, second);
     expect(facilitator.calls.settle).toBe(1);
+  });
+});
+
+describe('a replay after the authorization expired (its validBefore passed on the injected clock)', () => {
+  /** Moves the clock to the first second the target's authorization is no longer valid. */
+  function expire(target: { header: string }): void {
+    const { authorization } = decodePaymentSignatureHeader(target.header).payload as { authorization: { validBefore: string } };
+    clock.set(Number(authorization.validBefore) * 1000);
+  }
+
+  it.each([
+    ['settled', async (): Promise<SettleResponse> => ({ success: true, transaction: `0x${'ab'.repeat(32)}`, network: 'eip155:8453' })],
+    ['failed', async (): Promise<SettleResponse> => ({ success: false, errorReason: 'invalid_exact_evm_recipient_mismatch', transaction: '', network: 'eip155:8453' })],
+  ])('gets the stored %s answer byte for byte, whatever the clock says, without the facilitator', async (outcome, settle) => {
+    const payments = paymentsWith();
+    const target = await paymentForNewRef();
+    facilitator.settle = settle;
+    const first = await payments.settlement.settle(request(target));
+    expect(first).toMatchObject({ kind: 'final', answer: { outcome } });
+    expire(target);
+    // The stored outcome is the answer (nothing can change it any more); the clock only judges new payments.
+    expect(await payments.settlement.settle(request(target))).toEqual(first);
+    clock.advance(86_400_000);
+    expect(await payments.settlement.settle(request(target))).toEqual(first);
+    expect(facilitator.calls).toEqual({ verify: 1, settle: 1 });
+  });
+
+  it('refuses a payment it never recorded as payment_verification_failed (expired): nothing was or can be transferred', async () => {
+    const payments = paymentsWith();
+    const target = await paymentForNewRef();
+    expire(target);
+    const refused = await rejectedWith(PaymentVerificationError, payments.settlement.settle(request(target)));
+    expect(refused).toMatchObject({ code: 'payment_verification_failed', field: 'authorization.validBefore', reason: 'expired' });
+    expect((await database.sql.query('SELECT payment_id FROM gateway_payments')).rows).toEqual([]);
+    expect(facilitator.calls).toEqual({ verify: 0, settle: 0 });
   });
 });
