@@ -27,8 +27,8 @@ function sqlAsText(): Plugin {
 // no database, no chain — so they need no global setup. Integration: each package's `test/` folder,
 // with the PGlite template prepared once per run. Most projects share one module graph per worker
 // (`isolate: false`): importing core's ~500 source modules again for every file cost more than many
-// files' tests. The files that mock modules (client-sdk) or start whole stacks from the repository
-// root (workspace) stay isolated.
+// files' tests, so every file in them closes what it opens and restores what it changes. The files that
+// mock modules (client-sdk/test) or start whole stacks from the repository root (workspace) stay isolated.
 const globalSetup = [resolve('test/global-setup.ts')];
 
 const unit = {
@@ -55,7 +55,13 @@ const integration = (name: string, root: string, extra: Record<string, unknown> 
  * time waiting on a database, a chain or a child process rather than computing.
  * `TOLLGATE_TEST_WORKERS` overrides it.
  */
-const workers = Number(process.env['TOLLGATE_TEST_WORKERS'] ?? availableParallelism() + 1);
+function testWorkers(configured: string | undefined): number {
+  if (configured === undefined || configured === '') return availableParallelism() + 1;
+  const count = Number(configured);
+  if (!Number.isSafeInteger(count) || count < 1) throw new Error(`TOLLGATE_TEST_WORKERS is a whole number of test files at once (1 or more), not "${configured}".`);
+  return count;
+}
+const workers = testWorkers(process.env['TOLLGATE_TEST_WORKERS']);
 
 export default defineConfig({
   plugins: [sqlAsText()],

@@ -1,5 +1,6 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { coreMigrations, gatewayMigrations, licenseMigrations } from '../packages/core/src/index';
 import { ensurePgliteTemplate } from '../packages/core/src/testing/node-pglite-template';
 
 const repositoryRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -10,11 +11,18 @@ const repositoryRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
  * builds it atomically (temporary directory + rename) when it does not.
  *
  * The template (an initdb'd PGlite data directory) lives in `node_modules/.cache/tollgate/` and lets
- * `openTestDatabase()` start a database by copying it instead of running initdb in every test file.
+ * `openTestDatabase()` start a database by copying it instead of running initdb in every test file;
+ * beside it, the templates with the core, gateway and license migrations applied.
  * Its location reaches the test workers through the environment.
  */
 export default async function setup(): Promise<void> {
   const cacheDir = join(repositoryRoot, 'node_modules', '.cache', 'tollgate');
   process.env['TOLLGATE_TEST_CACHE_DIR'] ??= cacheDir;
-  process.env['TOLLGATE_PGLITE_TEMPLATE_DIR'] = await ensurePgliteTemplate({ cacheDir: process.env['TOLLGATE_TEST_CACHE_DIR'] });
+  const cache = { cacheDir: process.env['TOLLGATE_TEST_CACHE_DIR'] };
+  process.env['TOLLGATE_PGLITE_TEMPLATE_DIR'] = await ensurePgliteTemplate(cache);
+  // The migrated templates the suites open (openTestDatabase, the server helpers), built here once rather
+  // than by several workers at once on a fresh checkout. A list not built here is built on first use.
+  for (const migrations of [[coreMigrations], [coreMigrations, gatewayMigrations], [coreMigrations, licenseMigrations]]) {
+    await ensurePgliteTemplate({ ...cache, migrations });
+  }
 }

@@ -50,32 +50,55 @@ function isTemplate(directory: string): boolean {
   return existsSync(join(directory, markerFile)) && existsSync(join(directory, 'PG_VERSION'));
 }
 
+/** Builds in progress in this process, by template directory: concurrent callers share one. */
+const building = new Map<string, Promise<string>>();
+
 /**
  * Builds a template in a temporary directory beside `templateDir` and renames it into place: the first
- * rename wins, and a process that loses the race discards its copy and uses the winner's.
+ * rename wins, and a process that loses the race discards its copy and uses the winner's. Callers in
+ * one process share one build. A directory at `templateDir` without the marker can only be left over
+ * (a finished template always has it, and builds happen elsewhere): it is removed and the rename retried.
  */
-async function buildAtomically(cacheDir: string, templateDir: string, build: (buildDir: string) => Promise<void>, marker: object): Promise<string> {
-  mkdirSync(cacheDir, { recursive: true });
-  const buildDir = mkdtempSync(join(cacheDir, '.building-'));
-  try {
-    await build(buildDir);
-    writeFileSync(join(buildDir, markerFile), JSON.stringify(marker));
+function buildAtomically(cacheDir: string, templateDir: string, build: (buildDir: string) => Promise<void>, marker: object): Promise<string> {
+  const pending = building.get(templateDir);
+  if (pending !== undefined) return pending;
+  const started = (async () => {
+    mkdirSync(cacheDir, { recursive: true });
+    const buildDir = mkdtempSync(join(cacheDir, '.building-'));
     try {
-      renameSync(buildDir, templateDir);
-    } catch (error) {
-      // Another process renamed its template first: use that one.
-      if (!isTemplate(templateDir)) throw error;
+      await build(buildDir);
+      writeFileSync(join(buildDir, markerFile), JSON.stringify(marker));
+      try {
+        renameSync(buildDir, templateDir);
+      } catch (error) {
+        // Another process renamed its template first: use that one.
+        if (isTemplate(templateDir)) return templateDir;
+        if (!existsSync(templateDir)) throw error;
+        rmSync(templateDir, { recursive: true, force: true });
+        renameSync(buildDir, templateDir);
+      }
+    } finally {
+      rmSync(buildDir, { recursive: true, force: true });
     }
-  } finally {
-    rmSync(buildDir, { recursive: true, force: true });
-  }
-  return templateDir;
+    return templateDir;
+  })().finally(() => building.delete(templateDir));
+  building.set(templateDir, started);
+  return started;
 }
 
-/** A short name for a list of migration sets: their domains, versions and checksums, hashed. */
+/**
+ * Bump when what a migrated template holds changes without any migration changing: the runner's own
+ * bookkeeping table, or the settings `createPgliteClient` opens a database with.
+ */
+const migratedTemplateFormat = 1;
+
+/**
+ * A short name for a list of migration sets: everything the runner compares (each set's domain, and each
+ * migration's version, name and checksum) and the template format, hashed.
+ */
 function migrationFingerprint(migrations: readonly MigrationSet[]): string {
-  const listed = migrations.map((set) => ({ domain: set.domain, migrations: set.migrations.map(({ version, checksum }) => [version, checksum]) }));
-  return bytesToHex(sha256(utf8Encode(JSON.stringify(listed)))).slice(0, 16);
+  const listed = migrations.map((set) => ({ domain: set.domain, migrations: set.migrations.map(({ version, name, checksum }) => [version, name, checksum]) }));
+  return bytesToHex(sha256(utf8Encode(JSON.stringify({ format: migratedTemplateFormat, listed })))).slice(0, 16);
 }
 
 /** Options of {@link ensurePgliteTemplate}. */

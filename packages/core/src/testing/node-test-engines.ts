@@ -28,6 +28,8 @@ export function redactConnectionString(connectionString: string): string {
   }
 }
 
+// Only a success is remembered: a test worker runs many files, and one passing failure (a full connection
+// slot list, say) must not skip or fail the server for every later file of that worker.
 const reachability = new Map<string, Promise<Error | null>>();
 
 function checkReachable(connectionString: string): Promise<Error | null> {
@@ -43,6 +45,7 @@ function checkReachable(connectionString: string): Promise<Error | null> {
         await client.query('SELECT 1');
         return null;
       } catch (error) {
+        reachability.delete(connectionString);
         return error instanceof Error ? error : new Error(String(error));
       } finally {
         await client.end().catch(() => undefined);

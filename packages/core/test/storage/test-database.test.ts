@@ -103,6 +103,10 @@ describe('ensurePgliteTemplate', () => {
     const edited = defineMigrations('core', Object.fromEntries(coreMigrations.migrations.map((migration, index) => [migration.name, index === 0 ? `${migration.sql}\n-- edited` : migration.sql])));
     const other = await ensurePgliteTemplate({ cacheDir, migrations: [edited] });
     expect(other).not.toBe(migrated);
+    // A directory left where a template belongs, without the marker a finished one has, is rebuilt.
+    rmSync(join(other, 'tollgate-template.json'));
+    expect(await ensurePgliteTemplate({ cacheDir, migrations: [edited] })).toBe(other);
+    expect(existsSync(join(other, 'tollgate-template.json'))).toBe(true);
     // What it holds is what the runner would have written: opened from a copy, nothing is left to apply.
     const { createPgliteClient } = await import('@tollgate/core/pglite');
     const copy = mkdtempSync(join(tmpdir(), 'tollgate-template-copy-'));
