@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { coreMigrations, decodeCanonical, licenseMigrations, licenseProtocolHeader, type EnvRecord } from '@tollgate/core';
-import { pgliteTestTemplate, testDatabaseEngines, type TestEngine } from '@tollgate/core/testing';
+import { createScratchDatabase, pgliteTestTemplate, testDatabaseEngines, type TestEngine } from '@tollgate/core/testing';
 import { licenseDatabaseDir, loadLicenseConfig, startLicenseServer, type RunningLicenseServer, type StartLicenseOptions } from '@tollgate/license-server';
 
 /** Headers every client-protocol request carries. */
@@ -21,20 +21,9 @@ export interface ServerSandbox {
   cleanup(): Promise<void>;
 }
 
-async function withAdmin<T>(connectionString: string, run: (client: import('pg').Client) => Promise<T>): Promise<T> {
-  const { default: pg } = await import('pg');
-  const client = new pg.Client({ connectionString });
-  await client.connect();
-  try {
-    return await run(client);
-  } finally {
-    await client.end();
-  }
-}
-
 /**
- * Opens a sandbox: on PGlite a data directory seeded from the template; on PostgreSQL a fresh database
- * (`CREATE DATABASE`), dropped by `cleanup()`.
+ * Opens a sandbox: on PGlite a data directory seeded from the migrated template; on PostgreSQL a fresh
+ * database (`createScratchDatabase`), dropped by `cleanup()` or, inside a test run, by its teardown.
  */
 export async function openServerSandbox(engine: TestEngine): Promise<ServerSandbox> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tollgate-license-'));
@@ -44,15 +33,9 @@ export async function openServerSandbox(engine: TestEngine): Promise<ServerSandb
     // Migrations already applied: the server's start only checks them (its own start-up test migrates).
     cpSync(await pgliteTestTemplate([coreMigrations, licenseMigrations]), licenseDatabaseDir({ dataDir }), { recursive: true });
   } else {
-    const adminUrl = engine.connectionString as string;
-    const name = `tollgate_license_${crypto.getRandomValues(new Uint8Array(6)).reduce((text, byte) => text + byte.toString(16).padStart(2, '0'), '')}`;
-    await withAdmin(adminUrl, (client) => client.query(`CREATE DATABASE ${name}`));
-    const url = new URL(adminUrl);
-    url.pathname = `/${name}`;
-    env['LICENSE_DATABASE_URL'] = url.toString();
-    dropDatabase = async () => {
-      await withAdmin(adminUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
-    };
+    const database = await createScratchDatabase(engine.connectionString as string, 'tollgate_license');
+    env['LICENSE_DATABASE_URL'] = database.url;
+    dropDatabase = database.drop;
   }
   const servers: RunningLicenseServer[] = [];
   return {

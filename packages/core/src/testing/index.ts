@@ -36,4 +36,5 @@ export { seededRandom, mutateBytes, randomCbor, type SeededRandom, type RandomCb
 // imported as `*.node.js`: tsup's native-addon plugin captures every specifier ending in `.node`.
 export { openTestDatabase, pgliteTestTemplate, type TestDatabase, type OpenTestDatabaseOptions } from './node-test-database';
 export { testDatabaseEngines, redactConnectionString, testDatabaseUrlVariable, type TestEngine } from './node-test-engines';
+export { createScratchDatabase, dropScratchDatabases, testRunIdVariable, type ScratchDatabase } from './node-scratch-databases';
 export { ensurePgliteTemplate, testCacheDir, type PgliteTemplateOptions } from './node-pglite-template';

@@ -4,11 +4,14 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { coreMigrations, defineMigrations, migrationsTable, runMigrations } from '@tollgate/core';
 import {
+  createScratchDatabase,
+  dropScratchDatabases,
   ensurePgliteTemplate,
   openTestDatabase,
   redactConnectionString,
   testDatabaseEngines,
   testDatabaseUrlVariable,
+  testRunIdVariable,
 } from '@tollgate/core/testing';
 
 const engines = await testDatabaseEngines();
@@ -164,5 +167,48 @@ describe('testDatabaseEngines', () => {
     expect(redactConnectionString('postgres://u:secret@db:5432/x')).toBe('postgres://u:***@db:5432/x');
     expect(redactConnectionString('postgres://u@db/x')).toBe('postgres://u@db/x');
     expect(redactConnectionString('not a url')).toBe('<unparseable connection string>');
+  });
+});
+
+const server = engines.find((engine) => engine.name === 'postgres');
+
+describe.skipIf(server === undefined)('scratch databases [postgres]', () => {
+  const adminUrl = server?.connectionString as string;
+  const exists = async (name: string) => {
+    const { default: pg } = await import('pg');
+    const client = new pg.Client({ connectionString: adminUrl });
+    await client.connect();
+    try {
+      return (await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount === 1;
+    } finally {
+      await client.end();
+    }
+  };
+
+  it('are dropped at once outside a test run', async () => {
+    const database = await createScratchDatabase(adminUrl, 'tollgate_scratch', {});
+    expect(database.name).toMatch(/^tollgate_scratch_[0-9a-f]{12}$/);
+    expect(new URL(database.url).pathname).toBe(`/${database.name}`);
+    expect(await exists(database.name)).toBe(true);
+    await database.drop();
+    expect(await exists(database.name)).toBe(false);
+  });
+
+  it("are left to the run's teardown inside one, which drops exactly that run's", async () => {
+    const [runA, runB] = ['a1b2c3d4e5', 'f6e5d4c3b2'];
+    const ofA = await createScratchDatabase(adminUrl, 'tollgate_scratch', { [testRunIdVariable]: runA });
+    const ofB = await createScratchDatabase(adminUrl, 'tollgate_scratch', { [testRunIdVariable]: runB });
+    expect(ofA.name).toMatch(new RegExp(`^tollgate_scratch_r${runA}_[0-9a-f]{12}$`));
+    await ofA.drop();
+    expect(await exists(ofA.name)).toBe(true);
+    expect(await dropScratchDatabases(adminUrl, runA)).toEqual([ofA.name]);
+    expect(await exists(ofA.name)).toBe(false);
+    expect(await exists(ofB.name)).toBe(true);
+    expect(await dropScratchDatabases(adminUrl, runB)).toEqual([ofB.name]);
+  });
+
+  it('refuse a prefix or run id that is not a plain identifier', async () => {
+    await expect(createScratchDatabase(adminUrl, 'x; DROP DATABASE test')).rejects.toThrow(TypeError);
+    await expect(dropScratchDatabases(adminUrl, "%' OR 1=1")).rejects.toThrow(TypeError);
   });
 });

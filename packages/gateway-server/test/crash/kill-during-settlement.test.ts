@@ -126,13 +126,18 @@ describe.skipIf(postgres === undefined)(
     }, 120_000);
 
     afterAll(async () => {
-      if (gateway) await killGateway();
-      await stack?.stop();
-      await closeQueries();
-      await dropDatabase();
+      const timed = async (what: string, body: () => Promise<unknown>) => {
+        const begun = Date.now();
+        await body();
+        console.info(`[cleanup] ${what}: ${Date.now() - begun} ms`);
+      };
+      if (gateway) await timed('kill gateway', killGateway);
+      await timed('stop stack', async () => stack?.stop());
+      await timed('close queries', closeQueries);
+      await timed('drop database', dropDatabase);
       if (bundle) rmSync(bundle, { force: true });
       if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-    });
+    }, 120_000);
 
     /** How many times the gateway has started, and the payers waiting for its next start. */
     let starts = 0;

@@ -192,29 +192,7 @@ export function createRef(base: string, merchant: Pick<TestMerchant, 'apiKey' | 
 }
 
 /**
- * Creates an empty database with a random name on the PostgreSQL server of `adminUrl` (tests that run
- * several gateway instances or processes on one database need their own): its URL, and how to drop it.
- *
- * @example
- * ```ts
- * const database = await createScratchDatabase(postgres.connectionString, 'tollgate_crash');
- * await database.drop();
- * ```
+ * Tests that run several gateway instances or processes on one database need a whole database of their
+ * own: core's `createScratchDatabase` (inside a test run, `drop()` leaves it to the run's teardown).
  */
-export async function createScratchDatabase(adminUrl: string, prefix: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  const { default: pg } = await import('pg');
-  const name = `${prefix}_${hexEncode(crypto.getRandomValues(new Uint8Array(6)))}`;
-  const admin = async (text: string) => {
-    const client = new pg.Client({ connectionString: adminUrl });
-    await client.connect();
-    try {
-      await client.query(text);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`CREATE DATABASE ${name}`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
-}
+export { createScratchDatabase } from '@tollgate/core/testing';
