@@ -83,6 +83,7 @@ export async function createScratchDatabase(adminUrl: string, prefix: string, en
  *
  * @param adminUrl - The server the run created them on.
  * @param runId - The run's id ({@link testRunIdVariable}).
+ * @param options - `concurrency`: drops under way at once (default 6).
  * @returns The names dropped.
  * @throws TypeError for a run id that is not 8 to 16 lower-case hex digits.
  * @example
@@ -91,11 +92,21 @@ export async function createScratchDatabase(adminUrl: string, prefix: string, en
  * const dropped = await dropScratchDatabases(process.env.TOLLGATE_TEST_DATABASE_URL!, process.env.TOLLGATE_TEST_RUN_ID!);
  * ```
  */
-export async function dropScratchDatabases(adminUrl: string, runId: string): Promise<string[]> {
+export async function dropScratchDatabases(adminUrl: string, runId: string, options: { concurrency?: number } = {}): Promise<string[]> {
   if (!runIdPattern.test(runId)) throw new TypeError(`A test run id is 8 to 16 lower-case hex digits, not "${runId}".`);
-  return withAdmin(adminUrl, async (client) => {
+  const names = await withAdmin(adminUrl, async (client) => {
     const { rows } = await client.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname LIKE $1 ORDER BY datname`, [`%\\_r${runId}\\_%`]);
-    for (const { datname } of rows) await client.query(`DROP DATABASE IF EXISTS "${datname.replace(/"/g, '""')}" WITH (FORCE)`);
     return rows.map((row) => row.datname);
   });
+  // Each DROP waits for a checkpoint and removes its files: several at once overlap those waits (a run
+  // leaves about a hundred and fifty databases, at 1-2 s each one by one).
+  const queue = [...names];
+  const dropper = () =>
+    withAdmin(adminUrl, async (client) => {
+      for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
+        await client.query(`DROP DATABASE IF EXISTS "${name.replace(/"/g, '""')}" WITH (FORCE)`);
+      }
+    });
+  await Promise.all(Array.from({ length: Math.min(options.concurrency ?? 6, names.length) }, dropper));
+  return names;
 }

@@ -201,8 +201,10 @@ describe.skipIf(server === undefined)('scratch databases [postgres]', () => {
     expect(ofA.name).toMatch(new RegExp(`^tollgate_scratch_r${runA}_[0-9a-f]{12}$`));
     await ofA.drop();
     expect(await exists(ofA.name)).toBe(true);
-    expect(await dropScratchDatabases(adminUrl, runA)).toEqual([ofA.name]);
-    expect(await exists(ofA.name)).toBe(false);
+    // Several at once (here two droppers for three databases), each dropped exactly once.
+    const more = [await createScratchDatabase(adminUrl, 'tollgate_scratch', { [testRunIdVariable]: runA }), await createScratchDatabase(adminUrl, 'tollgate_scratch', { [testRunIdVariable]: runA })];
+    expect(await dropScratchDatabases(adminUrl, runA, { concurrency: 2 })).toEqual([ofA, ...more].map((database) => database.name).sort());
+    for (const database of [ofA, ...more]) expect(await exists(database.name)).toBe(false);
     expect(await exists(ofB.name)).toBe(true);
     expect(await dropScratchDatabases(adminUrl, runB)).toEqual([ofB.name]);
   });
