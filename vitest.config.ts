@@ -30,8 +30,6 @@ function sqlAsText(): Plugin {
 // files' tests, so every file in them closes what it opens and restores what it changes. The files that
 // mock modules (client-sdk/test) or start whole stacks from the repository root (workspace) stay isolated.
 const globalSetup = [resolve('test/global-setup.ts')];
-/** `vi.waitFor` waits up to 30 s unless a test says otherwise (it waits for an event, never for time). */
-const waitForDefault = resolve('test/wait-for-default.ts');
 
 const unit = {
   extends: true as const,
@@ -39,7 +37,7 @@ const unit = {
     name: 'unit',
     root: resolve('.'),
     include: ['packages/*/src/**/*.test.ts'],
-    setupFiles: [waitForDefault, resolve('test/unit-tier-setup.ts')],
+    setupFiles: [resolve('test/unit-tier-setup.ts')],
     isolate: false,
   },
 };
@@ -49,7 +47,7 @@ const shared = { isolate: false };
 
 const integration = (name: string, root: string, extra: Record<string, unknown> = {}) => ({
   extends: true as const,
-  test: { name, root, include: ['test/**/*.test.ts'], globalSetup, setupFiles: [waitForDefault], ...extra },
+  test: { name, root, include: ['test/**/*.test.ts'], globalSetup, ...extra },
 });
 
 /**
