@@ -3,6 +3,7 @@ import { ArtifactError, ManualClock, decodeSign1, encodeCanonical, encodeKeyset,
 import { LicenseRequestError, createKeysetFetcher, maxAgeSeconds } from '@tollgate/client-sdk';
 import { vectorEpochs, vectorNow, vectorRoots } from '../../core/test/vectors/license-fixtures';
 import { createFakeLicenseServer } from '../test/fake-server';
+import { eventually } from '../../../test/eventually';
 
 const pins = [hexEncode(vectorRoots.current.publicKey), hexEncode(vectorRoots.next.publicKey)];
 
@@ -100,10 +101,10 @@ describe('createKeysetFetcher', () => {
     const fetcher = createKeysetFetcher({ baseUrl: 'https://license.test', pinnedRoots: pins, clock, fetch: gated });
     const regular = fetcher.get();
     const forced = fetcher.refetch();
-    await vi.waitFor(() => expect(releases).toHaveLength(1));
+    await vi.waitFor(() => expect(releases).toHaveLength(1), eventually);
     releases[0]?.();
     const landed = await regular;
-    await vi.waitFor(() => expect(releases).toHaveLength(2));
+    await vi.waitFor(() => expect(releases).toHaveLength(2), eventually);
     // Still fresh: the cache answers; once stale, get() joins the forced fetch instead of starting another.
     expect(await fetcher.get()).toBe(landed);
     clock.advance(300_000);

@@ -18,6 +18,7 @@ import { activationBody, defaultClientInfo, newDevice, postCbor, validateBody, t
 import { openEpochBench, type EpochBench } from '../../license-server/test/epochs/epoch-bench';
 import { protoHeaders, serverEngines } from '../../license-server/test/helpers';
 import { ManualScheduler } from '../../license-server/test/sdk-life-cycle/helpers';
+import { eventually } from '../../../test/eventually';
 
 /** One hour between validations, two hours of grace after that. */
 const terms = { validation_interval_seconds: 3_600, validation_grace_seconds: 7_200 };
@@ -158,7 +159,7 @@ for (const engine of serverEngines) {
       // The schedule goes on as before: the next validation in the hour, still active.
       network.reset();
       scheduler.advance(3_600_000);
-      await vi.waitFor(() => expect(network.count('/v1/validate')).toBe(1));
+      await vi.waitFor(() => expect(network.count('/v1/validate')).toBe(1), eventually);
       await client.stop();
       expect(client.state).toBe('active');
       expect(states).not.toContain('locked');

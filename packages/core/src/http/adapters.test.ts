@@ -9,6 +9,7 @@ import { renderGatewayError, renderLicenseClientError } from '../errors';
 import { nodeDecompressors } from './node-decompress';
 import { toExpress } from './node-express-adapter';
 import { defineRoutes, route, toFetchHandler, type HttpRequest, type HttpResponse, type Middleware } from './index';
+import { eventually } from '../../../../test/eventually';
 
 // One gateway-style JSON table and one license-style CBOR table, served by both adapters.
 const finished: number[] = [];
@@ -292,7 +293,7 @@ describe.each([
       req.write('{"partial":', () => setImmediate(() => req.destroy()));
       req.on('close', () => resolve());
     });
-    await vi.waitFor(() => expect(finished.length).toBeGreaterThan(before));
+    await vi.waitFor(() => expect(finished.length).toBeGreaterThan(before), eventually);
     expect(finished.at(-1)).toBe(400);
     expect((await send(port, { path: '/whoami' })).status).toBe(200);
   });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ManualClock, coreMigrations, createSqlJobQueue, runWorker, type Job, type JobQueue } from '@tollgate/core';
 import { openTestDatabase, type TestDatabase } from '@tollgate/core/testing';
+import { eventually } from '../../../../test/eventually';
 
 describe('runWorker', () => {
   let database: TestDatabase;
@@ -35,7 +36,7 @@ describe('runWorker', () => {
     await vi.waitFor(async () => {
       expect((await jobs.get(ok.job.id))?.status).toBe('completed');
       expect(await jobs.get(bad.job.id)).toMatchObject({ status: 'dead', lastError: 'refused' });
-    });
+    }, eventually);
     stop.abort();
     await done;
     expect(seen).toEqual([{ ok: true }, { ok: false }]);
@@ -61,7 +62,7 @@ describe('runWorker', () => {
         finished += 1;
       },
     });
-    await vi.waitFor(() => expect(finished).toBe(6));
+    await vi.waitFor(() => expect(finished).toBe(6), eventually);
     stop.abort();
     await done;
     expect(peak).toBe(3);
@@ -122,7 +123,7 @@ describe('runWorker', () => {
     const { job } = await jobs.enqueue('flaky', { n: 1 });
     const stop = new AbortController();
     const done = runWorker({ queue: 'flaky', jobs: flaky, signal: stop.signal, pollIntervalMs: 5, handler: async () => undefined, onError: (error) => errors.push(error) });
-    await vi.waitFor(async () => expect((await jobs.get(job.id))?.status).toBe('completed'));
+    await vi.waitFor(async () => expect((await jobs.get(job.id))?.status).toBe('completed'), eventually);
     stop.abort();
     await done;
     expect(errors).toEqual([new Error('database unavailable')]);

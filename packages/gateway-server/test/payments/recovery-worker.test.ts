@@ -5,6 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { coreMigrations, createSqlJobQueue, gatewayMigrations, ManualClock, settlementRecoveryQueue } from '@tollgate/core';
 import { openTestDatabase, type TestDatabase } from '@tollgate/core/testing';
 import { startRecoveryWorker, type RecoveryWorkerLogger } from '@tollgate/gateway-server';
+import { eventually } from '../../../../test/eventually';
 
 interface Line {
   level: 'debug' | 'warn' | 'error';
@@ -51,10 +52,10 @@ describe('the settlement-recovery worker', () => {
       pollIntervalMs: 10,
     });
     try {
-      await vi.waitFor(() => expect(runs).toBe(1));
+      await vi.waitFor(() => expect(runs).toBe(1), eventually);
       // The retry is due within the first backoff step (2 s) on the worker's clock.
       clock.advance(2_000);
-      await vi.waitFor(() => expect(lines.filter((line) => line.level === 'error')).toHaveLength(1));
+      await vi.waitFor(() => expect(lines.filter((line) => line.level === 'error')).toHaveLength(1), eventually);
     } finally {
       await worker.stop();
     }
@@ -88,7 +89,7 @@ describe('the settlement-recovery worker', () => {
       sweepIntervalMs: 10,
     });
     try {
-      await vi.waitFor(() => expect(sweeps.stranded).toBeGreaterThanOrEqual(2));
+      await vi.waitFor(() => expect(sweeps.stranded).toBeGreaterThanOrEqual(2), eventually);
     } finally {
       await worker.stop();
     }

@@ -10,6 +10,7 @@ import { registerRelease, releaseBody } from '../admin-releases-fixtures';
 import { defaultClientInfo, issueClientLicense, openClientBench, type ClientBench } from '../client-harness';
 import { serverEngines } from '../helpers';
 import { clientRig, failingStorage } from './helpers';
+import { eventually } from '../../../../test/eventually';
 
 const pglite = serverEngines.find((engine) => engine.name === 'pglite');
 let bench: ClientBench;
@@ -138,7 +139,7 @@ describe('fail-closed outcomes survive a restart', () => {
     const online = rig.restart();
     expect(await online.client.start()).toBe('locked');
     online.scheduler.advance(0);
-    await vi.waitFor(() => expect(online.client.state).toBe('active'));
+    await vi.waitFor(() => expect(online.client.state).toBe('active'), eventually);
     expect(decodeStoredLicense((await online.storage.load())!)?.refusedAt).toBeUndefined();
     await online.client.stop();
   });
@@ -170,7 +171,7 @@ describe('activation and upgrades', () => {
     // The schedule is back: the next validation goes out when it is due.
     rig.network.down = false;
     rig.scheduler.advance(3_600_000);
-    await vi.waitFor(() => expect(count(rig.network.calls, '/v1/validate')).toBe(1));
+    await vi.waitFor(() => expect(count(rig.network.calls, '/v1/validate')).toBe(1), eventually);
     await rig.client.stop();
   });
 
@@ -190,8 +191,8 @@ describe('activation and upgrades', () => {
       rig.scheduler.advance(minutes * 60_000 - 1);
       expect(count(rig.network.calls, '/v1/validate')).toBe(step + 1);
       rig.scheduler.advance(1);
-      await vi.waitFor(() => expect(count(rig.network.calls, '/v1/validate')).toBe(step + 2));
-      await vi.waitFor(() => expect(changes.length).toBeGreaterThan(step + 1));
+      await vi.waitFor(() => expect(count(rig.network.calls, '/v1/validate')).toBe(step + 2), eventually);
+      await vi.waitFor(() => expect(changes.length).toBeGreaterThan(step + 1), eventually);
     }
     await rig.client.stop();
   });

@@ -11,6 +11,7 @@ import { registerRelease, releaseBody } from '../admin-releases-fixtures';
 import { defaultClientInfo, issueClientLicense, openClientBench, type ClientBench } from '../client-harness';
 import { serverEngines } from '../helpers';
 import { clientRig } from './helpers';
+import { eventually } from '../../../../test/eventually';
 
 const pglite = serverEngines.find((engine) => engine.name === 'pglite');
 let bench: ClientBench;
@@ -38,7 +39,7 @@ describe('the standing is judged at call time', () => {
     expect(await rig.client.activate({ licenseKey: license.key })).toBe('active');
     rig.network.down = true;
     rig.scheduler.advance(3 * hour);
-    await vi.waitFor(() => expect(rig.client.state).toBe('locked'));
+    await vi.waitFor(() => expect(rig.client.state).toBe('locked'), eventually);
     expect(rig.client.entitlements()).toBeUndefined();
     await rig.client.stop();
   });
@@ -55,7 +56,7 @@ describe('the standing is judged at call time', () => {
     expect(await rig.client.activate({ licenseKey: license.key })).toBe('active');
     lie = true;
     rig.scheduler.advance(hour);
-    await vi.waitFor(() => expect(rig.client.state).toBe('grace'));
+    await vi.waitFor(() => expect(rig.client.state).toBe('grace'), eventually);
     for (let step = 0; step < 6; step += 1) {
       rig.scheduler.advance(hour);
       await settle();
@@ -109,7 +110,7 @@ describe('restore retries what another try can cure, and never rejects', () => {
     expect(restarted.scheduler.pending).toBeGreaterThan(0);
     restarted.network.down = false;
     restarted.scheduler.advance(15 * 60_000);
-    await vi.waitFor(() => expect(restarted.client.state).toBe('active'));
+    await vi.waitFor(() => expect(restarted.client.state).toBe('active'), eventually);
     expect(restarted.client.entitlements()).toBeDefined();
     await restarted.client.stop();
   });
@@ -141,9 +142,12 @@ describe('heartbeats', () => {
     const license = await issueClientLicense(bench, { ...shortTerms, heartbeat_window_seconds: 900 });
     const rig = clientRig(bench, { clock: new ManualClock(Date.now() + 2 * hour) });
     expect(await rig.client.activate({ licenseKey: license.key })).toBe('active');
+    const timers = rig.scheduler.pending;
     rig.scheduler.advance(60_000);
-    await vi.waitFor(() => expect(count(rig.network.calls, '/v1/heartbeat')).toBe(1));
-    await vi.waitFor(() => expect(rig.scheduler.nextDelay()).toBeLessThan(hour));
+    await vi.waitFor(() => expect(count(rig.network.calls, '/v1/heartbeat')).toBe(1), eventually);
+    // The answer is handled once the pacer has set its timer again.
+    await vi.waitFor(() => expect(rig.scheduler.pending).toBe(timers), eventually);
+    expect(rig.scheduler.nextDelay()).toBeLessThan(hour);
     for (let step = 0; step < 20; step += 1) {
       rig.scheduler.advance(1_000);
       await settle();
@@ -177,14 +181,18 @@ describe('heartbeats', () => {
       if (first === undefined) first = body;
       return first;
     };
+    // The first heartbeat's answer is handled once the pacer has set its timer again: until then the
+    // earliest timer is the validation's, and moving the clock to it would skip the second heartbeat.
+    const timers = rig.scheduler.pending;
     rig.scheduler.advance(60_000);
-    await vi.waitFor(() => expect(count(rig.network.calls, '/v1/heartbeat')).toBe(1));
-    await vi.waitFor(() => expect(rig.scheduler.nextDelay()).toBeGreaterThan(0));
+    await vi.waitFor(() => expect(count(rig.network.calls, '/v1/heartbeat')).toBe(1), eventually);
+    await vi.waitFor(() => expect(rig.scheduler.pending).toBe(timers), eventually);
+    expect(rig.scheduler.nextDelay()).toBeGreaterThan(0);
     rig.scheduler.advance(rig.scheduler.nextDelay()!);
-    await vi.waitFor(() => expect(count(rig.network.calls, '/v1/heartbeat')).toBe(2));
-    await vi.waitFor(() => expect(rig.scheduler.nextDelay()).toBe(0));
+    await vi.waitFor(() => expect(count(rig.network.calls, '/v1/heartbeat')).toBe(2), eventually);
+    await vi.waitFor(() => expect(rig.scheduler.nextDelay()).toBe(0), eventually);
     rig.scheduler.advance(0);
-    await vi.waitFor(() => expect(count(rig.network.calls, '/v1/validate')).toBe(1));
+    await vi.waitFor(() => expect(count(rig.network.calls, '/v1/validate')).toBe(1), eventually);
     await rig.client.stop();
   });
 });

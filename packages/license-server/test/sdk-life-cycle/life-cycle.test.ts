@@ -9,6 +9,7 @@ import { freshKey } from '../admin-harness';
 import { issueClientLicense, openClientBench, type ClientBench } from '../client-harness';
 import { serverEngines } from '../helpers';
 import { clientRig, type ClientRig } from './helpers';
+import { eventually } from '../../../../test/eventually';
 
 const pglite = serverEngines.find((engine) => engine.name === 'pglite');
 let bench: ClientBench;
@@ -44,8 +45,8 @@ describe('the license client life cycle', () => {
     await rig.client.start();
     expect(validations()).toBe(0);
     rig.scheduler.advance(0.1 * hour);
-    await vi.waitFor(() => expect(validations()).toBe(1));
-    await vi.waitFor(async () => expect(decodeStoredLicense((await rig.storage.load())!)?.ticket).toBeInstanceOf(Uint8Array));
+    await vi.waitFor(() => expect(validations()).toBe(1), eventually);
+    await vi.waitFor(async () => expect(decodeStoredLicense((await rig.storage.load())!)?.ticket).toBeInstanceOf(Uint8Array), eventually);
     expect(rig.client.state).toBe('active');
     await rig.client.stop();
   });
@@ -89,13 +90,13 @@ describe('the license client life cycle', () => {
     rig.client.on('state', (change) => changes.push(change));
     rig.network.down = true;
     rig.scheduler.advance(hour);
-    await vi.waitFor(() => expect(rig.client.state).toBe('grace'));
+    await vi.waitFor(() => expect(rig.client.state).toBe('grace'), eventually);
     expect(changes.at(-1)).toMatchObject({ state: 'grace', reason: 'server_unreachable', graceEndsAt: expect.any(Number) });
     expect(rig.client.hasFeature).toBeDefined();
     expect(rig.client.entitlements()).toBeDefined();
     // Retries back off while the server is away; past the grace window the license locks.
     rig.scheduler.advance(2 * hour + 60_000);
-    await vi.waitFor(() => expect(rig.client.state).toBe('locked'));
+    await vi.waitFor(() => expect(rig.client.state).toBe('locked'), eventually);
     expect(changes.at(-1)).toMatchObject({ state: 'locked', reason: 'grace_over' });
     expect(rig.client.entitlements()).toBeUndefined();
     rig.network.down = false;
@@ -130,15 +131,15 @@ describe('the license client life cycle', () => {
     expect(changes.at(-1)).toMatchObject({ reason: 'clock_set_back' });
     // It validates at once; with the server away, it stays usable only as long as the highest time seen allows.
     restarted.scheduler.advance(0);
-    await vi.waitFor(() => expect(restarted.network.calls).toContain('/v1/validate'));
-    await vi.waitFor(() => expect(restarted.client.state).toBe('needs_revalidation'));
+    await vi.waitFor(() => expect(restarted.network.calls).toContain('/v1/validate'), eventually);
+    await vi.waitFor(() => expect(restarted.client.state).toBe('needs_revalidation'), eventually);
     restarted.network.down = false;
     expect(await restarted.client.validateNow()).toBe('active');
     // The request carried the device's own clock: the server counts a clock rollback for the license.
     await vi.waitFor(async () => {
       const { rows } = await bench.admin.sql.query("SELECT 1 FROM license_suspicion_signals WHERE license_id = $1 AND kind = 'clock_rollback'", [licenseId]);
       expect(rows.length).toBeGreaterThan(0);
-    });
+    }, eventually);
     await restarted.client.stop();
   });
 
@@ -147,7 +148,7 @@ describe('the license client life cycle', () => {
     rig.network.down = true;
     // Three hours without the server: past refresh (1 h) and grace (2 h more); each failed attempt raises the mark.
     for (let step = 0; step < 18; step += 1) rig.scheduler.advance(10 * 60_000);
-    await vi.waitFor(() => expect(rig.client.state).toBe('locked'));
+    await vi.waitFor(() => expect(rig.client.state).toBe('locked'), eventually);
     await rig.client.stop();
     // The clock is set back to the first hour and the app restarted, still offline: locked all the same.
     const restarted = rig.restart();

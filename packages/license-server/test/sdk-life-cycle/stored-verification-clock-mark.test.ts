@@ -6,6 +6,7 @@ import { decodeStoredLicense, encodeStoredLicense } from '@tollgate/client-sdk';
 import { issueClientLicense, openClientBench, type ClientBench } from '../client-harness';
 import { serverEngines } from '../helpers';
 import { clientRig } from './helpers';
+import { eventually } from '../../../../test/eventually';
 
 const pglite = serverEngines.find((engine) => engine.name === 'pglite');
 const day = 86_400;
@@ -35,8 +36,8 @@ describe('a clock mark far in the future', () => {
     await restarted.client.start();
     expect(reasons).not.toContain('verification_failed');
     restarted.scheduler.advance(0);
-    await vi.waitFor(() => expect(restarted.network.calls).toContain('/v1/validate'));
-    await vi.waitFor(() => expect(restarted.client.state).toBe('active'));
+    await vi.waitFor(() => expect(restarted.network.calls).toContain('/v1/validate'), eventually);
+    await vi.waitFor(() => expect(restarted.client.state).toBe('active'), eventually);
     // The server's time replaced the far-future mark.
     expect(decodeStoredLicense((await restarted.storage.load())!)!.clockMark).toBeLessThan(farAhead);
     await restarted.client.stop();
