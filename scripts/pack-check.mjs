@@ -10,21 +10,25 @@
 //   4. Every command (`bin`) answers its help; `tollgate-license bootstrap` mints a real Admin token.
 //   5. Each package README's example (the block after `<!-- pack-check: run -->`) runs as written, the
 //      admin-client and client-sdk ones against a license server started from the installed tarball.
+//   6. Each embedding example (`examples/embed-*.ts`, types stripped) runs against the installed tarballs.
 // Exits non-zero on any failure. `--keep` leaves the temp dir for inspection.
 // Decisions (why a seeded lockfile, why --omit=optional): docs/decisions.md, "pack-check".
 // The steps live in scripts/pack-check/: process.mjs (run), pack.mjs (1), install.mjs (2), smoke.mjs (3–5).
 import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { installTarballs, writeProject } from './pack-check/install.mjs';
 import { missingFiles, packAll } from './pack-check/pack.mjs';
 import { repositoryRoot, run } from './pack-check/process.mjs';
-import { startLicenseServer, writeExample, writeLoadChecks } from './pack-check/smoke.mjs';
+import { embeddingExamples, startLicenseServer, writeEmbeddingExample, writeExample, writeLoadChecks } from './pack-check/smoke.mjs';
 import { packages } from './workspace.mjs';
 
 // Kept importable from here: test/pack-check.test.ts imports from this entry.
 export { seededLockfile } from './pack-check/install.mjs';
 export { entrySpecifiers, readmeExample } from './pack-check/smoke.mjs';
+
+/** Libraries the embedding examples import that none of the five packages depends on. */
+const exampleOnlyDependencies = ['@x402/fetch', 'hono'];
 
 const failures = [];
 /** Runs one named check, records a failure instead of stopping, and prints its duration. */
@@ -107,6 +111,18 @@ async function main() {
     await runExample('@tollgate/core', {});
     await runExample('@tollgate/license-server', { LICENSE_PORT: '0', TOLLGATE_DATA_DIR: join(root, 'license-example'), LOG_LEVEL: 'warn' });
     await runExample('@tollgate/gateway-server', { GATEWAY_PORT: '0', GATEWAY_DEV_CHAIN: '0', TOLLGATE_DATA_DIR: join(root, 'gateway-example'), LOG_LEVEL: 'warn' });
+    // The embedding examples use libraries an embedding app brings itself (the official x402 client that
+    // pays, a web framework); the workspace's copies stand in for them, linked like vitest above.
+    for (const dependency of exampleOnlyDependencies) {
+      const target = join(project, 'node_modules', dependency);
+      if (existsSync(target) || !existsSync(join(repositoryRoot, 'node_modules', dependency))) continue;
+      mkdirSync(dirname(target), { recursive: true });
+      symlinkSync(join(repositoryRoot, 'node_modules', dependency), target, 'dir');
+    }
+    for (const file of embeddingExamples) {
+      await check(`examples/${file} from the tarballs`, async () =>
+        run(process.execPath, [await writeEmbeddingExample(project, file)], { cwd: project, timeoutMs: 240_000 }).then((out) => out.trim().split('\n').at(-1)));
+    }
   } finally {
     if (keep) console.log(`kept ${root}`);
     else rmSync(root, { recursive: true, force: true });

@@ -1,8 +1,9 @@
 // Steps 3–5 of pack-check, run in the installed project: entry loading (ESM and CJS), types (tsc),
 // a license server from the installed tarball, and the README examples.
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { transform } from 'esbuild';
 import { packages } from '../workspace.mjs';
 import { repositoryRoot } from './process.mjs';
 
@@ -110,4 +111,19 @@ export function writeExample(project, pkg) {
   const file = join(project, `example-${pkg.dir.replace(/^.*\//, '')}.mjs`);
   writeFileSync(file, example + '\n');
   return file;
+}
+
+/**
+ * The embedding examples (`examples/embed-*.ts`), which CI runs against the installed tarballs: each
+ * is compiled from TypeScript to an .mjs file in the project (types stripped, imports untouched), so
+ * `@tollgate/*` resolve to the tarballs exactly as in a user's app.
+ */
+export const embeddingExamples = readdirSync(join(repositoryRoot, 'examples')).filter((file) => /^embed-.*\.ts$/.test(file));
+
+/** Writes `examples/<file>` into `project` as plain JavaScript; returns its path. */
+export async function writeEmbeddingExample(project, file) {
+  const { code } = await transform(readFileSync(join(repositoryRoot, 'examples', file), 'utf8'), { loader: 'ts', format: 'esm', target: 'node20' });
+  const compiled = join(project, file.replace(/\.ts$/, '.mjs'));
+  writeFileSync(compiled, code);
+  return compiled;
 }

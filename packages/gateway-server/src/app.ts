@@ -1,5 +1,6 @@
 import type { IncomingMessage, RequestListener } from 'node:http';
-import { defineRoutes, isTollgateError, renderGatewayError, type Route, type RouteTable } from '@tollgate/core';
+import type { Route, RouteTable } from '@tollgate/core';
+import { gatewayRouteTable } from '@tollgate/core/gateway';
 import { logRequests, toExpress, type LogSink } from '@tollgate/core/node';
 import express, { type Express, type Request } from 'express';
 import proxyaddr from 'proxy-addr';
@@ -11,17 +12,6 @@ export interface GatewayAppOptions {
    * 0 (default) uses the socket address. Rate limits key on this address, so set it behind a proxy.
    */
   trustProxy?: number;
-}
-
-/** The gateway's route table: every error rendered in the gateway envelope, unexpected ones logged. */
-function gatewayTable(routes: Route[], logger: LogSink): RouteTable {
-  return defineRoutes({
-    routes,
-    renderError: (error) => {
-      if (!isTollgateError(error)) logger.error({ err: error }, 'unhandled error');
-      return renderGatewayError(error);
-    },
-  });
 }
 
 /**
@@ -40,7 +30,7 @@ function gatewayTable(routes: Route[], logger: LogSink): RouteTable {
  * ```
  */
 export function createGatewayApp(routes: Route[], logger: LogSink, options: GatewayAppOptions = {}): Express {
-  return expressAppFor(gatewayTable(routes, logger), logger, options.trustProxy ?? 0);
+  return expressAppFor(gatewayRouteTable(routes, logger), logger, options.trustProxy ?? 0);
 }
 
 /** Express hosting `table`, with request logs and the trusted proxy hops. */
@@ -87,7 +77,7 @@ const hotPrefix = '/receive/';
 export function createGatewayListener(routes: Route[], logger: LogSink, options: GatewayAppOptions = {}): RequestListener {
   const trustProxy = options.trustProxy ?? 0;
   // One table for both paths: whatever route a path under the prefix matches in the app, it matches here.
-  const table = gatewayTable(routes, logger);
+  const table = gatewayRouteTable(routes, logger);
   const app = expressAppFor(table, logger, trustProxy);
   if (!routes.some((route) => route.path.startsWith(hotPrefix))) return app;
   // Express's compiled trust for a hop count: the i-th address from the socket is trusted while i < hops.

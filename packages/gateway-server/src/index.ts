@@ -19,8 +19,6 @@ export { startGatewayServer, runGatewayFromEnv, type RunningGateway, type Gatewa
 export { healthRoutes, type HealthDependencies } from './routes/health';
 export { resolveGatewaySecret, gatewaySecretPath } from './secret-file';
 export type { SecretWarnings } from './kept-secret';
-export { startHousekeeping, type HousekeepingOptions, type HousekeepingLogger } from './housekeeping';
 export { resolveGatewaySigningKey, gatewaySigningKeyPath } from './signing-key';
 export { loadSecp256k1Backend, loadNativeSecp256k1, type NativeSecp256k1Options, type NativeSecp256k1Unavailable, type Secp256k1BackendLogger } from './native-secp256k1';
-export { startRecoveryWorker, recoveryBackoff, type RecoveryWorkerOptions, type RecoveryWorkerLogger } from './recovery-worker';
 export * from './notifications';

@@ -5,8 +5,6 @@ import {
   createGateway,
   createNetworkRegistry,
   createRpcClients,
-  createSqlGatewayStores,
-  createSqlRateLimiter,
   createViemWalletSignatureVerifier,
   deriveGatewayKeys,
   evmSignerWithBackend,
@@ -20,16 +18,13 @@ import {
   type RandomSource,
   type Secp256k1Backend,
 } from '@tollgate/core';
-import { healthOperations, type EvidenceOptions } from '@tollgate/core/gateway';
-import { closeOnSignal, createKeepAliveFetch, serverLoggerOptions, startService, type RunningService } from '@tollgate/core/node';
+import { healthOperations, type EvidenceOptions, type NotificationWorkerOptions } from '@tollgate/core/gateway';
+import { closeOnSignal, createKeepAliveFetch, createNodeNotificationTransport, serverLoggerOptions, startService, type RunningService } from '@tollgate/core/node';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { createGatewayListener } from './app';
 import { loadSecp256k1Backend } from './native-secp256k1';
 import { gatewayDatabaseDir, loadGatewayConfig, type GatewayConfig } from './config';
 import { startDevMode, type DevChainInfo } from './dev-mode';
-import { startHousekeeping } from './housekeeping';
-import { startNotificationWorker, type NotificationWorkerOptions } from './notifications/notification-worker';
-import { startRecoveryWorker } from './recovery-worker';
 import { healthRoutes } from './routes/health';
 import { resolveGatewaySecret } from './secret-file';
 import { resolveGatewaySigningKey } from './signing-key';
@@ -63,7 +58,7 @@ export interface StartGatewayOptions {
   /** Interval of the sweep for claims whose holder died mid-settle (default 30 000 ms). */
   recoverySweepIntervalMs?: number;
   /** Overrides of the notification worker (tests: a transport to a loopback receiver, a fast poll). */
-  notifications?: Pick<NotificationWorkerOptions, 'transport' | 'insecureAllowLoopbackForTests' | 'random' | 'pollIntervalMs'>;
+  notifications?: Partial<Pick<NotificationWorkerOptions, 'transport' | 'insecureAllowLoopbackForTests' | 'random' | 'pollIntervalMs'>>;
 }
 
 /** Log line of a payment event: ids, hashes and reasons only (never payloads or signatures). */
@@ -150,41 +145,32 @@ async function serveGateway(config: GatewayConfig, options: StartGatewayOptions,
     migrations: [coreMigrations, gatewayMigrations],
     logger,
     build: async ({ database }) => {
-      const stores = createSqlGatewayStores(database.sql);
-      const rateLimiter = createSqlRateLimiter(database.sql, { clock });
+      const { enabled: notify, connectTimeoutMs, ...notifySettings } = config.notifications;
+      const loopback = options.notifications?.insecureAllowLoopbackForTests === true ? { insecureAllowLoopbackForTests: true } : {};
       const gateway = createGateway({
-        stores,
+        sql: database.sql,
         keys,
         networks,
         publicUrl,
         clock,
+        logger,
         ...(options.random === undefined ? {} : { random: options.random }),
         signatureVerifier: createViemWalletSignatureVerifier({ rpc, timeoutMs: config.rpcTimeoutMs }),
-        rateLimiter,
         rateLimits: config.rateLimits,
         payments: paymentOptions(config, { signer, secp256k1, rpc, networks, logger, devChain: devChain !== undefined, fetch: outbound }),
         evidence: evidenceOptions(config, rpc),
         evidenceRateLimits: config.evidence.rateLimits,
         openapi: { operations: [healthOperations] },
         orderMode: config.orderMode === true,
+        workers: {
+          recovery: { pollIntervalMs: options.recoveryPollIntervalMs, sweepIntervalMs: options.recoverySweepIntervalMs },
+          notifications: notify
+            ? { transport: createNodeNotificationTransport({ connectTimeoutMs, ...loopback }), ...notifySettings, ...options.notifications }
+            : false,
+        },
       });
+      gateway.workers.start();
       const chains = createChainHealthProbe({ rpc, clock, timeoutMs: Math.min(config.rpcTimeoutMs, 2_000) });
-      const housekeeping = startHousekeeping({ stores, rateLimiter, clock, logger });
-      const payments = gateway.payments;
-      const recovery =
-        payments &&
-        startRecoveryWorker({
-          sql: database.sql,
-          recovery: payments.recovery,
-          clock,
-          logger,
-          pollIntervalMs: options.recoveryPollIntervalMs,
-          sweepIntervalMs: options.recoverySweepIntervalMs,
-        });
-      const { enabled: notify, ...notifySettings } = config.notifications;
-      const notifications = notify
-        ? startNotificationWorker({ sql: database.sql, stores, keys, clock, logger, ...notifySettings, ...options.notifications })
-        : undefined;
       return {
         listener: createGatewayListener([...healthRoutes({ database, chains, receiptSigner: signer.address }), ...gateway.routes], logger, { trustProxy: config.trustProxy }),
         context: {
@@ -197,9 +183,7 @@ async function serveGateway(config: GatewayConfig, options: StartGatewayOptions,
           },
         },
         stop: async () => {
-          await notifications?.stop();
-          await recovery?.stop();
-          await housekeeping.stop();
+          await gateway.close();
           outbound.close();
         },
       };

@@ -204,7 +204,20 @@ export {
 export { createBearerAuth, type BearerAuth } from './routes/bearer-auth';
 export { merchantRoutes, merchantBodyLimits, type MerchantRouteDeps } from './routes/merchant-routes';
 export { refRoutes, refBodyLimit, type RefRouteDeps } from './routes/ref-routes';
-export { createGateway, gatewayRoutes, type Gateway, type GatewayDeps } from './routes/gateway-routes';
+export { createGateway, gatewayRoutes, gatewayRouteTable, type Gateway, type GatewayDeps } from './service/create-gateway';
+export { consoleGatewayLogger, warnWhenPendingWithoutWorkers } from './service/gateway-logging';
+export { createGatewayWorkers, type GatewayLogger, type GatewayWorkerOptions, type GatewayWorkers, type GatewayWorkersDeps } from './workers/gateway-workers';
+export { startRecoveryWorker, recoveryBackoff, type RecoveryWorkerOptions, type RecoveryWorkerLogger } from './workers/recovery-worker';
+export { startHousekeeping, type HousekeepingOptions, type HousekeepingLogger } from './workers/housekeeping';
+export {
+  startNotificationWorker,
+  NotificationDeliveryError,
+  defaultNotificationDeliverySettings,
+  type NotificationWorker,
+  type NotificationWorkerOptions,
+  type NotificationLogger,
+  type NotificationDeliverySettings,
+} from './workers/notification-worker';
 export { receiveRoutes, receiveCors, type ReceiveRouteDeps } from './routes/receive-routes';
 export {
   recoverSettlementRoutes,

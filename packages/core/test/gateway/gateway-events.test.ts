@@ -56,6 +56,7 @@ beforeEach(async () => {
 
 function gatewayOver(gatewayStores: GatewayStores, events = createGatewayEvents()): Gateway {
   return createGateway({
+    sql: database.sql,
     stores: gatewayStores,
     events,
     keys: deriveGatewayKeys(new Uint8Array(32).fill(4)),

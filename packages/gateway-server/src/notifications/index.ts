@@ -1,13 +1,7 @@
 /**
- * Merchant notification delivery for the gateway server: the worker and its configuration.
+ * Merchant notification delivery for the gateway server: its configuration from the environment (the
+ * worker itself is `startNotificationWorker` in `@tollgate/core/gateway`, run by `createGateway`).
  *
  * @module
  */
 export { notificationConfigFromEnv, defaultNotificationConfig, type NotificationConfig } from './notification-config';
-export {
-  startNotificationWorker,
-  NotificationDeliveryError,
-  type NotificationWorker,
-  type NotificationWorkerOptions,
-  type NotificationLogger,
-} from './notification-worker';

@@ -1,4 +1,5 @@
 import { ConfigError, envBoolean, envInteger, parseEnv, type EnvRecord } from '@tollgate/core';
+import { defaultNotificationDeliverySettings } from '@tollgate/core/gateway';
 
 /** How the gateway delivers merchant notifications (read by {@link notificationConfigFromEnv}). */
 export interface NotificationConfig {
@@ -28,11 +29,8 @@ export interface NotificationConfig {
  */
 export const defaultNotificationConfig: Readonly<NotificationConfig> = Object.freeze({
   enabled: true,
-  timeoutMs: 10_000,
   connectTimeoutMs: 5_000,
-  concurrency: 4,
-  pollIntervalMs: 1_000,
-  backoff: Object.freeze({ baseMs: 30_000, maxMs: 6 * 3_600_000 }),
+  ...defaultNotificationDeliverySettings,
 });
 
 /**

@@ -8,7 +8,7 @@ import { ManualClock, receiptHash, verifyNotification, type PaymentSettledNotifi
 import { createNodeNotificationTransport } from '@tollgate/core/node';
 import { startTestGateway, type TestGateway } from '../helpers/gateway';
 import { decodeHeader, fundedPayer, officialFetch, payableRef, startPaymentStack, type PaymentStack } from '../helpers/payments';
-import { startReceiver, type Receiver } from './receivers';
+import { startReceiver, type Receiver } from '../../../core/test/support/notification-receivers';
 
 let stack: PaymentStack;
 let gateway: TestGateway;

@@ -58,6 +58,7 @@ const allGroups = (evidenceAccess: EvidenceAccessMode = 'public') => [...gateway
 /** The table `startGatewayServer` serves for this configuration: `/healthz`, then the gateway's routes. */
 function gatewayTable(options: Options): Route[] {
   const gateway = createGateway({
+    sql: database.sql,
     stores: createSqlGatewayStores(database.sql),
     keys: deriveGatewayKeys(new Uint8Array(32).fill(7)),
     networks: createNetworkRegistry(),

@@ -25,7 +25,7 @@ export interface Payments {
  * Wires negotiation, settlement, receipts and recovery. Serve them with `receiveRoutes` and
  * `recoverSettlementRoutes`, run
  * `recovery.runJob` on the `gateway.settlement-recovery` queue, and call `recovery.sweepAbandoned` and
- * `recovery.sweepStranded` periodically (the gateway server does all of it: `startRecoveryWorker`).
+ * `recovery.sweepStranded` periodically (`createGateway` runs all of it in `workers`).
  *
  * @param deps - Ref and payment stores, networks, public URL, clock, signing key, facilitator, chain clients, settings.
  * @returns The services.

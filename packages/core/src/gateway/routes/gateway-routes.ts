@@ -28,8 +28,8 @@ import type { OperationGroup } from '../openapi/descriptors';
 import { gatewayOperationGroups } from '../openapi/gateway-operations';
 import { openApiRoutes } from './openapi-routes';
 
-/** Everything {@link createGateway} wires together. */
-export interface GatewayDeps extends GatewayServiceDeps {
+/** Everything {@link wireGateway} wires together (what `createGateway` resolved from its deps). */
+export interface GatewayWiring extends GatewayServiceDeps {
   /** The three stores over one database (`createSqlGatewayStores(sql)`). */
   readonly stores: GatewayStores;
   /**
@@ -79,7 +79,7 @@ export interface GatewayDeps extends GatewayServiceDeps {
 }
 
 /** The gateway's services, its bearer authentication and its route table entries. */
-export interface Gateway {
+export interface WiredGateway {
   readonly registration: RegistrationService;
   readonly accounts: MerchantAccountService;
   readonly refs: RefService;
@@ -103,28 +103,21 @@ export interface Gateway {
 }
 
 /**
- * Wires the gateway's merchant, ref, payment and chain-evidence features: services over the stores each one needs, bearer
- * auth, rate limits (`/receive` per instance, in memory, unless `receiveRateLimiter` says otherwise) and
- * routes. The negotiation's status cache listens to `events`, so revoking a ref or retiring a payTo through
- * this instance is seen by its next 402 at once. Mount the routes in a table whose `renderError` is
- * `renderGatewayError`; with `payments`, also run `payments.recovery.runJob` on the
- * `gateway.settlement-recovery` queue and its two sweeps periodically (see `createPayments`).
+ * Wires the gateway's merchant, ref, payment and chain-evidence features: services over the stores each
+ * one needs, bearer auth, rate limits (`/receive` per instance, in memory, unless `receiveRateLimiter`
+ * says otherwise) and routes. The negotiation's status cache listens to `events`, so revoking a ref or
+ * retiring a payTo through this instance is seen by its next 402 at once. `createGateway` calls it and
+ * adds the workers and the fetch handler; embedders use `createGateway`.
  *
  * @param deps - Stores, keys, networks, public URL, clock, signature verifier, rate limiter, events and payments.
  * @returns Services, auth and routes.
  * @example
  * ```ts
- * import { createGateway, createSqlGatewayStores, createSqlRateLimiter, createNetworkRegistry, createViemWalletSignatureVerifier,
- *   deriveGatewayKeys, defineRoutes, renderGatewayError, systemClock, toFetchHandler } from '@tollgate/core';
- * const gateway = createGateway({
- *   stores: createSqlGatewayStores(sql), keys: deriveGatewayKeys(secret), networks: createNetworkRegistry(),
- *   publicUrl: 'https://pay.example.com', clock: systemClock, signatureVerifier: createViemWalletSignatureVerifier(),
- *   rateLimiter: createSqlRateLimiter(sql, { clock: systemClock }),
- * });
- * export default { fetch: toFetchHandler(defineRoutes({ routes: gateway.routes, renderError: renderGatewayError })) };
+ * import { wireGateway } from './gateway-routes';
+ * const { routes, payments } = wireGateway({ stores, keys, networks, publicUrl, clock, signatureVerifier, rateLimiter });
  * ```
  */
-export function createGateway(deps: GatewayDeps): Gateway {
+export function wireGateway(deps: GatewayWiring): WiredGateway {
   const events = deps.events ?? createGatewayEvents();
   const payments = deps.payments === undefined ? undefined : createPayments({ ...deps, ...deps.payments });
   if (payments !== undefined) {
@@ -188,20 +181,4 @@ export function createGateway(deps: GatewayDeps): Gateway {
   // The document describes the final table (this route included), so it reads `routes` at its first request.
   routes.push(...openApiRoutes({ routes: () => routes, groups: gatewayOperationGroups({ evidenceAccess: evidenceAccess.mode }), hostGroups: deps.openapi?.operations }));
   return { registration, accounts, refs, auth, events, payments, evidence, evidenceAccess, routes };
-}
-
-/**
- * The gateway's routes, when the services are not needed directly
- * (`createGateway(deps).routes`).
- *
- * @param deps - As for {@link createGateway}.
- * @returns The routes.
- * @example
- * ```ts
- * import { defineRoutes, gatewayRoutes, renderGatewayError } from '@tollgate/core';
- * const table = defineRoutes({ routes: gatewayRoutes(deps), renderError: renderGatewayError });
- * ```
- */
-export function gatewayRoutes(deps: GatewayDeps): Route[] {
-  return createGateway(deps).routes;
 }

@@ -1,4 +1,6 @@
-import type { Clock, MerchantStore, RateLimiter } from '@tollgate/core';
+import type { RateLimiter } from '../../storage/rate-limit/rate-limiter';
+import type { Clock } from '../../time/clock';
+import type { MerchantStore } from '../store/merchant-store';
 
 /** Where housekeeping reports what it did or why it failed. */
 export interface HousekeepingLogger {
@@ -30,7 +32,7 @@ const challengeRetentionMs = 60 * 60 * 1000;
  * @example
  * ```ts
  * import { createSqlGatewayStores, systemClock } from '@tollgate/core';
- * import { startHousekeeping } from '@tollgate/gateway-server';
+ * import { startHousekeeping } from '@tollgate/core/gateway';
  * const housekeeping = startHousekeeping({ stores: createSqlGatewayStores(sql), rateLimiter, clock: systemClock, logger });
  * await housekeeping.stop();
  * ```

@@ -1,20 +1,42 @@
-import {
-  createNotificationDeliverer,
-  createSqlJobQueue,
-  notificationQueue,
-  runWorker,
-  type BackoffOptions,
-  type Clock,
-  type GatewayKeys,
-  type MerchantStore,
-  type Job,
-  type NotificationDeliveryOutcome,
-  type NotificationJob,
-  type NotificationTransport,
-  type SqlClient,
-} from '@tollgate/core';
-import { createNodeNotificationTransport } from '@tollgate/core/node';
-import { defaultNotificationConfig } from './notification-config';
+import type { BackoffOptions, Job } from '../../storage/jobs/job-queue';
+import { createSqlJobQueue } from '../../storage/jobs/sql-job-queue';
+import { runWorker } from '../../storage/jobs/run-worker';
+import type { SqlClient } from '../../storage/sql-client';
+import type { Clock } from '../../time/clock';
+import { createNotificationDeliverer, type NotificationDeliveryOutcome } from '../notifications/notification-deliverer';
+import { notificationQueue, type NotificationJob } from '../notifications/notification-job';
+import type { NotificationTransport } from '../notifications/notification-transport';
+import type { GatewayKeys } from '../secrets';
+import type { MerchantStore } from '../store/merchant-store';
+
+/** Tuning of merchant notification delivery when an option is not given. */
+export interface NotificationDeliverySettings {
+  /** Deadline of one delivery attempt (DNS, connect, send, answer), in ms. */
+  readonly timeoutMs: number;
+  /** Deliveries in flight at once on this instance. */
+  readonly concurrency: number;
+  /** Pause after finding no due notification, in ms. */
+  readonly pollIntervalMs: number;
+  /** Retry delays: full jitter under `min(maxMs, baseMs × 2^(attempt − 1))`. */
+  readonly backoff: { readonly baseMs: number; readonly maxMs: number };
+}
+
+/**
+ * Defaults of notification delivery: 10 s per attempt, 4 in flight, a 1 s idle poll, retries under a
+ * 30 s × 2^(n−1) ceiling capped at 6 h (full jitter; 12 attempts span up to about 14.5 h).
+ *
+ * @example
+ * ```ts
+ * import { defaultNotificationDeliverySettings } from '@tollgate/core/gateway';
+ * const patient = { ...defaultNotificationDeliverySettings, timeoutMs: 20_000 };
+ * ```
+ */
+export const defaultNotificationDeliverySettings: NotificationDeliverySettings = Object.freeze({
+  timeoutMs: 10_000,
+  concurrency: 4,
+  pollIntervalMs: 1_000,
+  backoff: Object.freeze({ baseMs: 30_000, maxMs: 6 * 3_600_000 }),
+});
 
 /** Where the worker reports outcomes (a pino logger fits). Never given keys, signatures or bodies. */
 export interface NotificationLogger {
@@ -34,23 +56,24 @@ export interface NotificationWorkerOptions {
   /** Signature timestamps and the queue's schedule. */
   clock: Clock;
   logger: NotificationLogger;
-  /** Default: the Node transport (`createNodeNotificationTransport`) with `connectTimeoutMs`. */
-  transport?: NotificationTransport;
+  /**
+   * How requests reach the merchant. On Node: `createNodeNotificationTransport()` from
+   * `@tollgate/core/node`, which resolves the receiver once and connects to the checked address only.
+   */
+  transport: NotificationTransport;
   /** Idle poll interval in ms. Default 1 000. */
   pollIntervalMs?: number;
   /** Deliveries in flight at once. Default 4. */
   concurrency?: number;
   /** Deadline of one attempt in ms. Default 10 000. */
   timeoutMs?: number;
-  /** DNS + connect deadline of the default transport in ms. Default 5 000. */
-  connectTimeoutMs?: number;
   /** Retry delays. Default 30 s base, 6 h cap (full jitter). */
   backoff?: BackoffOptions;
   /** Jitter source in `[0, 1)` (default `Math.random`); tests pin it. */
   random?: () => number;
   /**
-   * **Tests only**: deliver to `http:` and loopback receivers (see `checkNotificationUrl`). Applies to
-   * the deliverer and the default transport. Never set it from configuration.
+   * **Tests only**: deliver to `http:` and loopback receivers (see `checkNotificationUrl`). The transport
+   * needs the same option. Never set it from configuration.
    */
   insecureAllowLoopbackForTests?: boolean;
 }
@@ -67,7 +90,7 @@ export interface NotificationWorker {
  *
  * @example
  * ```ts
- * import { NotificationDeliveryError } from '@tollgate/gateway-server';
+ * import { NotificationDeliveryError } from '@tollgate/core/gateway';
  * const failure = new NotificationDeliveryError('hooks.example.com answered HTTP 503.');
  * ```
  */
@@ -121,20 +144,21 @@ function reportRetry(logger: NotificationLogger, job: Job<NotificationJob>, fiel
  * @example
  * ```ts
  * import { createSqlGatewayStores, systemClock } from '@tollgate/core';
- * import { notificationConfigFromEnv, startNotificationWorker } from '@tollgate/gateway-server';
- * const worker = startNotificationWorker({ sql: database.sql, stores: createSqlGatewayStores(database.sql), keys, clock: systemClock, logger, ...notificationConfigFromEnv(process.env) });
+ * import { startNotificationWorker } from '@tollgate/core/gateway';
+ * import { createNodeNotificationTransport } from '@tollgate/core/node';
+ * const transport = createNodeNotificationTransport();
+ * const worker = startNotificationWorker({ sql: database.sql, stores: createSqlGatewayStores(database.sql), keys, clock: systemClock, logger, transport });
  * await worker.stop();
  * ```
  */
 export function startNotificationWorker(options: NotificationWorkerOptions): NotificationWorker {
-  const timeoutMs = options.timeoutMs ?? defaultNotificationConfig.timeoutMs;
+  const defaults = defaultNotificationDeliverySettings;
+  const timeoutMs = options.timeoutMs ?? defaults.timeoutMs;
   const loopback = options.insecureAllowLoopbackForTests === true ? { insecureAllowLoopbackForTests: true } : {};
-  const transport =
-    options.transport ?? createNodeNotificationTransport({ connectTimeoutMs: options.connectTimeoutMs ?? defaultNotificationConfig.connectTimeoutMs, ...loopback });
-  const deliverer = createNotificationDeliverer({ stores: options.stores, keys: options.keys, clock: options.clock, transport, timeoutMs, ...loopback });
+  const deliverer = createNotificationDeliverer({ stores: options.stores, keys: options.keys, clock: options.clock, transport: options.transport, timeoutMs, ...loopback });
   const jobs = createSqlJobQueue(options.sql, {
     clock: options.clock,
-    backoff: options.backoff ?? defaultNotificationConfig.backoff,
+    backoff: options.backoff ?? defaults.backoff,
     ...(options.random === undefined ? {} : { random: options.random }),
   });
   const stopping = new AbortController();
@@ -143,8 +167,8 @@ export function startNotificationWorker(options: NotificationWorkerOptions): Not
     queue: notificationQueue,
     jobs,
     signal: stopping.signal,
-    pollIntervalMs: options.pollIntervalMs ?? defaultNotificationConfig.pollIntervalMs,
-    concurrency: options.concurrency ?? defaultNotificationConfig.concurrency,
+    pollIntervalMs: options.pollIntervalMs ?? defaults.pollIntervalMs,
+    concurrency: options.concurrency ?? defaults.concurrency,
     // Longer than any attempt, so a live attempt never loses its claim to another instance.
     leaseMs: Math.max(60_000, timeoutMs + 30_000),
     onError: (error) => options.logger.error({ err: error }, 'notification queue error'),

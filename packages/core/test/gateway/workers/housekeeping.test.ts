@@ -1,7 +1,7 @@
 import { coreMigrations, createSqlGatewayStores, createSqlRateLimiter, gatewayMigrations, ManualClock } from '@tollgate/core';
 import { challengeFor, openTestDatabase, type TestDatabase } from '@tollgate/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHousekeeping } from '@tollgate/gateway-server';
+import { startHousekeeping } from '@tollgate/core/gateway';
 
 let database: TestDatabase;
 

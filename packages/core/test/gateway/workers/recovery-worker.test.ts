@@ -4,8 +4,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { coreMigrations, createSqlJobQueue, gatewayMigrations, ManualClock, settlementRecoveryQueue } from '@tollgate/core';
 import { openTestDatabase, type TestDatabase } from '@tollgate/core/testing';
-import { startRecoveryWorker, type RecoveryWorkerLogger } from '@tollgate/gateway-server';
-import { eventually } from '../../../../test/eventually';
+import { startRecoveryWorker, type RecoveryWorkerLogger } from '@tollgate/core/gateway';
+import { eventually } from '../../../../../test/eventually';
 
 interface Line {
   level: 'debug' | 'warn' | 'error';

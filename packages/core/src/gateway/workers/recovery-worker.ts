@@ -1,4 +1,9 @@
-import { createSqlJobQueue, runWorker, settlementRecoveryQueue, type Clock, type SettlementRecovery, type SettlementRecoveryJob, type SqlClient } from '@tollgate/core';
+import { createSqlJobQueue } from '../../storage/jobs/sql-job-queue';
+import { runWorker } from '../../storage/jobs/run-worker';
+import type { SqlClient } from '../../storage/sql-client';
+import type { Clock } from '../../time/clock';
+import type { SettlementRecovery } from '../payments/recovery';
+import { settlementRecoveryQueue, type SettlementRecoveryJob } from '../payments/recovery-job';
 
 /** Where the recovery worker reports. */
 export interface RecoveryWorkerLogger {
@@ -45,7 +50,7 @@ export const recoveryBackoff = { baseMs: 2_000, maxMs: 3_600_000 } as const;
  * @returns `stop()`.
  * @example
  * ```ts
- * import { startRecoveryWorker } from '@tollgate/gateway-server';
+ * import { startRecoveryWorker } from '@tollgate/core/gateway';
  * const worker = startRecoveryWorker({ sql, recovery: payments.recovery, clock: systemClock, logger });
  * await worker.stop();
  * ```

@@ -29,12 +29,14 @@ import {
   enqueuePaymentNotification,
   notificationUserAgent,
   registerRequestSchema,
+  startNotificationWorker,
+  type NotificationWorker,
+  type NotificationWorkerOptions,
 } from '@tollgate/core/gateway';
 import { createNodeNotificationTransport } from '@tollgate/core/node';
 import { challengeFor, describeConformance, enrollRequest, openTestDatabase, testDatabaseEngines, type TestDatabase } from '@tollgate/core/testing';
-import { thrownBy } from '../../../core/test/support/thrown';
-import { startNotificationWorker, type NotificationWorker, type NotificationWorkerOptions } from '../../src/notifications/index';
-import { eventually, startReceiver, unusedPort, type ReceivedNotification, type Receiver } from './receivers';
+import { thrownBy } from '../../support/thrown';
+import { eventually, startReceiver, unusedPort, type ReceivedNotification, type Receiver } from '../../support/notification-receivers';
 
 const keys = deriveGatewayKeys(crypto.getRandomValues(new Uint8Array(32)));
 const networks = createNetworkRegistry();
@@ -81,7 +83,9 @@ for (const engine of await testDatabaseEngines()) {
       function worker(overrides: Partial<NotificationWorkerOptions> = {}): NotificationWorker {
         const logger = pino({ level: 'info' }, { write: (line: string) => void logLines.push(line) });
         const { sql, stores } = fixture();
-        const running = startNotificationWorker({ sql, stores, keys, clock, logger, pollIntervalMs: 5, concurrency: 2, timeoutMs: 5_000, random: jitter, insecureAllowLoopbackForTests: true, ...overrides });
+        // The transport the gateway server uses, allowed to reach the loopback receivers like the deliverer.
+        const transport = createNodeNotificationTransport({ insecureAllowLoopbackForTests: true });
+        const running = startNotificationWorker({ sql, stores, keys, clock, logger, transport, pollIntervalMs: 5, concurrency: 2, timeoutMs: 5_000, random: jitter, insecureAllowLoopbackForTests: true, ...overrides });
         cleanups.unshift(() => running.stop());
         return running;
       }
