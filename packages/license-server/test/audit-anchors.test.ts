@@ -4,8 +4,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { ManualClock, createSqlAuditLog, encodeKeyset, splitCborSequence, verifyAuditAnchor, type AuditLog, type SigningEpoch } from '@tollgate/core';
 import type { TestDatabase } from '@tollgate/core/testing';
 import { createLicenseApp } from '../src/app';
-import { startAuditAnchorJob, type AuditAnchorJob } from '../src/jobs/audit-anchor-job';
-import { auditAnchorRoutes } from '../src/routes/audit-anchors';
+import { startAuditAnchorJob, type AuditAnchorJob } from '@tollgate/core';
+import { auditAnchorRoutes } from '@tollgate/core';
 import { createTestVendor } from '../../core/test/license/audit-test-helpers';
 import { openLicenseTestDatabase, storeFixtureEpoch } from '../../core/test/license/license-test-database';
 import { epochCertificateFor, vectorEpochs, vectorNow, vectorPins } from '../../core/test/vectors/license-fixtures';
