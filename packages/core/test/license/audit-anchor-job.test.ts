@@ -1,15 +1,33 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ManualClock, createSqlAuditLog, encodeKeyset, splitCborSequence, verifyAuditAnchor, type AuditLog, type SigningEpoch } from '@tollgate/core';
-import type { TestDatabase } from '@tollgate/core/testing';
-import { createLicenseApp } from '../src/app';
-import { startAuditAnchorJob, type AuditAnchorJob } from '@tollgate/core';
-import { auditAnchorRoutes } from '@tollgate/core';
-import { createTestVendor } from '../../core/test/license/audit-test-helpers';
-import { openLicenseTestDatabase, storeFixtureEpoch } from '../../core/test/license/license-test-database';
-import { epochCertificateFor, vectorEpochs, vectorNow, vectorPins } from '../../core/test/vectors/license-fixtures';
-import { bodyBytes, errorBody, protoHeaders, serverEngines } from './helpers';
+import {
+  ManualClock,
+  auditAnchorRoutes,
+  createSqlAuditLog,
+  decodeCanonical,
+  encodeKeyset,
+  licenseClientTable,
+  licenseProtocolHeader,
+  splitCborSequence,
+  startAuditAnchorJob,
+  verifyAuditAnchor,
+  type AuditAnchorJob,
+  type AuditLog,
+  type SigningEpoch,
+} from '@tollgate/core';
+import { toExpress } from '@tollgate/core/node';
+import { testDatabaseEngines, type TestDatabase } from '@tollgate/core/testing';
+import { createTestVendor } from './audit-test-helpers';
+import { openLicenseTestDatabase, storeFixtureEpoch } from './license-test-database';
+import { epochCertificateFor, vectorEpochs, vectorNow, vectorPins } from '../vectors/license-fixtures';
+
+// Moved from packages/license-server/test/audit-anchors.test.ts with the job and route (#28): the route is
+// served in the license client table (`licenseClientTable`, the server's middleware and CBOR error map).
+const serverEngines = await testDatabaseEngines();
+const protoHeaders = { [licenseProtocolHeader]: '1' };
+const bodyBytes = async (response: Response): Promise<Uint8Array> => new Uint8Array(await response.arrayBuffer());
+const errorBody = async (response: Response): Promise<Map<number, unknown>> => decodeCanonical(await bodyBytes(response)) as Map<number, unknown>;
 
 const { global, acme, unlisted } = vectorEpochs;
 const globalSigning: SigningEpoch = { epoch: global, signer: global.signer };
@@ -32,7 +50,7 @@ for (const engine of serverEngines) {
     beforeAll(async () => {
       database = await openLicenseTestDatabase(engine);
       audit = createSqlAuditLog(database.sql);
-      server = createServer(createLicenseApp({ client: auditAnchorRoutes(database.sql) }, recordingLogger()));
+      server = createServer(toExpress(licenseClientTable(auditAnchorRoutes(database.sql), recordingLogger())));
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     });
