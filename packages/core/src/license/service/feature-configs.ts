@@ -1,7 +1,15 @@
 import type { WebhookProvider } from '../billing/webhook-signature';
 import type { CiOidcSettings } from '../integrity/ci-oidc';
 
-/** Settings of the analytics feature read from the environment. */
+/**
+ * Settings of the analytics feature read from the environment.
+ *
+ * @example
+ * ```ts
+ * import { defaultLicenseServiceOptions } from '@tollgate/core';
+ * const analytics = defaultLicenseServiceOptions.analytics;
+ * ```
+ */
 export interface LicenseAnalyticsConfig {
   /** `ANALYTICS_K_ANONYMITY` (2 to 1000, default 5): buckets behind fewer distinct devices are suppressed. */
   readonly kAnonymityThreshold: number;
@@ -24,7 +32,15 @@ export interface LicenseAnalyticsConfig {
   readonly catchUpDays: number;
 }
 
-/** Settings of the billing webhooks read from the environment. */
+/**
+ * Settings of the billing webhooks read from the environment.
+ *
+ * @example
+ * ```ts
+ * import { defaultLicenseServiceOptions } from '@tollgate/core';
+ * const billing = defaultLicenseServiceOptions.billing;
+ * ```
+ */
 export interface LicenseBillingConfig {
   /**
    * Signing secrets per provider (`BILLING_STRIPE_SECRETS`, `BILLING_PADDLE_SECRETS`,
@@ -46,7 +62,15 @@ export interface LicenseBillingConfig {
   readonly eventRetentionMs: number;
 }
 
-/** Settings of epoch administration (`/v1/admin/epochs`). */
+/**
+ * Settings of epoch administration (`/v1/admin/epochs`).
+ *
+ * @example
+ * ```ts
+ * import { defaultLicenseServiceOptions } from '@tollgate/core';
+ * const epochs = defaultLicenseServiceOptions.epochs;
+ * ```
+ */
 export interface LicenseEpochsConfig {
   /**
    * `LICENSE_EPOCH_REVOKE_APPROVAL_SECONDS` (default 3600, 60 to 604,800): how long the first confirmation
@@ -63,7 +87,15 @@ export interface LicenseEpochsConfig {
   readonly globalEpochVendors: readonly string[] | undefined;
 }
 
-/** Settings of integrity signing (`/v1/admin/integrity`). */
+/**
+ * Settings of integrity signing (`/v1/admin/integrity`).
+ *
+ * @example
+ * ```ts
+ * import { defaultLicenseServiceOptions } from '@tollgate/core';
+ * const integrity = defaultLicenseServiceOptions.integrity;
+ * ```
+ */
 export interface LicenseIntegrityConfig {
   /**
    * CI OIDC on `POST /v1/admin/integrity/sign`, or `undefined` when `INTEGRITY_OIDC_ISSUER` is unset (then
@@ -72,7 +104,15 @@ export interface LicenseIntegrityConfig {
   readonly oidc: CiOidcSettings | undefined;
 }
 
-/** Settings of the telemetry feature read from the environment. */
+/**
+ * Settings of the telemetry feature read from the environment.
+ *
+ * @example
+ * ```ts
+ * import { defaultLicenseServiceOptions } from '@tollgate/core';
+ * const telemetry = defaultLicenseServiceOptions.telemetry;
+ * ```
+ */
 export interface LicenseTelemetryConfig {
   /** `TELEMETRY_RAW_RETENTION_DAYS` (1 to 3650, default 30): raw T1 rows older than this are purged. */
   readonly rawRetentionDays: number;

@@ -1,7 +1,15 @@
 import type { LicenseLogSink } from './logger';
 import type { LicenseTrust } from './trust/license-trust';
 
-/** What a change feed is started with. */
+/**
+ * What a change feed is started with.
+ *
+ * @example
+ * ```ts
+ * import type { LicenseChangeFeedOptions } from '@tollgate/core';
+ * const options: LicenseChangeFeedOptions = { trust, logger };
+ * ```
+ */
 export interface LicenseChangeFeedOptions {
   /** The trust state that applies the notices of `tollgate_license_trust`. */
   trust: Pick<LicenseTrust, 'applyChangeNotice'>;

@@ -5,7 +5,15 @@ import type { LicenseLogSink } from './logger';
 import type { MountedTable } from './modules/license-module';
 import { licenseClientTable } from './routes/client-table';
 
-/** The service's tables, each with its own middleware and error envelope. */
+/**
+ * The service's tables, each with its own middleware and error envelope.
+ *
+ * @example
+ * ```ts
+ * import { toExpress } from '@tollgate/core/node';
+ * app.use(toExpress(service.tables.client));
+ * ```
+ */
 export interface LicenseServiceTables {
   /** `/health` and the CBOR client protocol (`licenseClientTable`). */
   readonly client: RouteTable;

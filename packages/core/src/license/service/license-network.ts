@@ -1,6 +1,14 @@
 import type { NotificationTransport } from '../../gateway/notifications/notification-transport';
 
-/** Resolves a host name to all of its addresses (`dns.lookup(host, { all: true })` on Node). */
+/**
+ * Resolves a host name to all of its addresses (`dns.lookup(host, { all: true })` on Node).
+ *
+ * @example
+ * ```ts
+ * import type { LicenseHostResolver } from '@tollgate/core';
+ * const resolve: LicenseHostResolver = async () => [{ address: '203.0.113.7', family: 4 }];
+ * ```
+ */
 export type LicenseHostResolver = (hostname: string) => Promise<readonly { readonly address: string; readonly family: number }[]>;
 
 /**

@@ -29,7 +29,16 @@ import { defaultLicenseServiceOptions, type LicenseServiceOptions, type LicenseS
 import { createLicenseTrust, type LicenseTrust } from './trust/license-trust';
 import type { MountedTable } from './modules/license-module';
 
-/** Everything {@link createLicenseService} is built from. */
+/**
+ * Everything {@link createLicenseService} is built from.
+ *
+ * @example
+ * ```ts
+ * import { createLicenseService, systemClock } from '@tollgate/core';
+ * const deps: LicenseServiceDeps = { sql, clock: systemClock, masterKey, pinnedRoots, logger, options: { seatReclaimSeconds: 30 } };
+ * const service = createLicenseService(deps);
+ * ```
+ */
 export interface LicenseServiceDeps {
   /**
    * The database, opened by the caller (PGlite or pg) with `coreMigrations` and `licenseMigrations`
@@ -60,7 +69,15 @@ export interface LicenseServiceDeps {
   readonly overrides?: LicenseServiceOverrides;
 }
 
-/** The route lists of the service, in the shape `createLicenseListener` of `@tollgate/license-server` takes. */
+/**
+ * The route lists of the service, in the shape `createLicenseListener` of `@tollgate/license-server` takes.
+ *
+ * @example
+ * ```ts
+ * import { createLicenseListener } from '@tollgate/license-server';
+ * const listener = createLicenseListener(service.routes, logger);
+ * ```
+ */
 export interface LicenseServiceRoutes {
   /** `/health` and the CBOR client protocol (serve them in `licenseClientTable(client, logger)`). */
   readonly client: Route[];
@@ -70,7 +87,16 @@ export interface LicenseServiceRoutes {
   readonly mounted: readonly MountedTable[];
 }
 
-/** A license service: its request handler, routes, background jobs and state. */
+/**
+ * A license service: its request handler, routes, background jobs and state.
+ *
+ * @example
+ * ```ts
+ * import { createLicenseService, systemClock } from '@tollgate/core';
+ * const service: LicenseService = createLicenseService({ sql, clock: systemClock, masterKey, pinnedRoots, logger });
+ * export default { fetch: service.fetch };
+ * ```
+ */
 export interface LicenseService {
   /** Serves every route (client protocol, Admin API, webhooks, metrics) with each table's own error envelope. */
   fetch(request: Request): Promise<Response>;

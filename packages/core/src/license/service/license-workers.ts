@@ -19,7 +19,16 @@ import type { LicenseModule } from './modules/license-module';
 import type { LicenseServiceOptions, LicenseServiceOverrides } from './service-options';
 import type { LicenseTrust } from './trust/license-trust';
 
-/** The background jobs of a license service. */
+/**
+ * The background jobs of a license service.
+ *
+ * @example
+ * ```ts
+ * const service = createLicenseService(deps);
+ * await service.workers.start();
+ * await service.workers.stop();
+ * ```
+ */
 export interface LicenseWorkers {
   /**
    * Starts every job (idempotent): the change feed (awaited until it listens or its first connection
@@ -33,7 +42,14 @@ export interface LicenseWorkers {
   readonly running: boolean;
 }
 
-/** What {@link createLicenseWorkers} starts the jobs with. */
+/**
+ * What {@link createLicenseWorkers} starts the jobs with.
+ *
+ * @example
+ * ```ts
+ * const workers = createLicenseWorkers({ sql, clock, masterKey, logger, crypto, network, listenForChanges, options, overrides, trust, audit, journal, rateLimiter, purges: [], modules: [] });
+ * ```
+ */
 export interface LicenseWorkerDeps {
   readonly sql: SqlClient;
   readonly clock: Clock;
@@ -53,7 +69,15 @@ export interface LicenseWorkerDeps {
   readonly modules: readonly LicenseModule[];
 }
 
-/** The workers and the seat reclaim entry point of the service (a round now, jobs running or not). */
+/**
+ * The workers and the seat reclaim entry point of the service (a round now, jobs running or not).
+ *
+ * @example
+ * ```ts
+ * const handle: LicenseWorkersHandle = createLicenseWorkers(deps);
+ * const reclaimed = await handle.seatReclaim.runOnce();
+ * ```
+ */
 export interface LicenseWorkersHandle extends LicenseWorkers {
   readonly seatReclaim: Pick<SeatReclaimJob, 'runOnce'>;
 }

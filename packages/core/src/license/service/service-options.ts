@@ -9,6 +9,13 @@ import type { LicenseAnalyticsConfig, LicenseBillingConfig, LicenseEpochsConfig,
  * The feature settings of the license service (`tollgate-license` reads them from its environment with
  * `loadLicenseConfig`; a `LicenseConfig` is accepted as it is). Each one left out takes its value from
  * {@link defaultLicenseServiceOptions}.
+ *
+ * @example
+ * ```ts
+ * import { createLicenseService, defaultLicenseServiceOptions, type LicenseServiceOptions } from '@tollgate/core';
+ * const options: LicenseServiceOptions = { ...defaultLicenseServiceOptions, trustProxy: 1 };
+ * const service = createLicenseService({ sql, clock, masterKey, pinnedRoots, logger, options });
+ * ```
  */
 export interface LicenseServiceOptions {
   /** How often the keyset is rebuilt from the database, in seconds (30). */
@@ -71,6 +78,13 @@ export const defaultLicenseServiceOptions: LicenseServiceOptions = Object.freeze
 /**
  * Test overrides of `createLicenseService` (delivery receivers on loopback, fast polls, small bounds, a
  * held keyset). Never set them from configuration.
+ *
+ * @example
+ * ```ts
+ * import { createLicenseService, type LicenseServiceOverrides } from '@tollgate/core';
+ * const overrides: LicenseServiceOverrides = { dsr: { bounds: { maxScanRecords: 10 } } };
+ * const service = createLicenseService({ sql, clock, masterKey, pinnedRoots, logger, overrides });
+ * ```
  */
 export interface LicenseServiceOverrides {
   /** The keyset cache waits for it before its first build (tests observe the cold 503 with it). */

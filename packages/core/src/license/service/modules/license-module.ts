@@ -9,7 +9,14 @@ import type { LicenseLogSink } from '../logger';
 import type { LicenseServiceOptions, LicenseServiceOverrides } from '../service-options';
 import type { LicenseTrust } from '../trust/license-trust';
 
-/** What every feature module of the license service is built from (one per `createLicenseService`). */
+/**
+ * What every feature module of the license service is built from (one per `createLicenseService`).
+ *
+ * @example
+ * ```ts
+ * const modules = licenseModules(context);
+ * ```
+ */
 export interface LicenseModuleContext {
   readonly options: LicenseServiceOptions;
   readonly sql: SqlClient;
@@ -28,14 +35,29 @@ export interface LicenseModuleContext {
   readonly overrides: LicenseServiceOverrides;
 }
 
-/** A route table served outside `/v1/` (webhooks, metrics), with the paths it owns. */
+/**
+ * A route table served outside `/v1/` (webhooks, metrics), with the paths it owns.
+ *
+ * @example
+ * ```ts
+ * import type { MountedTable } from '@tollgate/core';
+ * const mounted: MountedTable = { prefix: '/metrics', table };
+ * ```
+ */
 export interface MountedTable {
   /** Path prefix the table answers (`/webhooks`): requests under it never reach the client protocol. */
   readonly prefix: string;
   readonly table: RouteTable;
 }
 
-/** A background job of a module, started by the service's `workers.start()`. */
+/**
+ * A background job of a module, started by the service's `workers.start()`.
+ *
+ * @example
+ * ```ts
+ * const worker: LicenseModuleWorker = { start: () => startPeriodicJob(60_000, 0, async () => 0) };
+ * ```
+ */
 export interface LicenseModuleWorker {
   /** Starts the job; the returned `close()` stops it and waits for a round in flight. */
   start(): { close(): Promise<void> };
@@ -45,6 +67,11 @@ export interface LicenseModuleWorker {
  * One feature of the license service (epoch administration, asset keys, integrity signing, billing,
  * telemetry, analytics, data-subject requests): the Admin operations it adds, the client-protocol routes,
  * the tables it serves under its own prefix, and its background jobs (started by `workers.start()`).
+ *
+ * @example
+ * ```ts
+ * const module: LicenseModule = { adminOperations: [], workers: [] };
+ * ```
  */
 export interface LicenseModule {
   readonly adminOperations?: readonly AdminOperation[];

@@ -3,7 +3,15 @@ import type { Route } from '../../../http/types';
 import type { SqlClient } from '../../../storage/sql-client';
 import { version as coreVersion } from '../../../../package.json';
 
-/** What the health route asks: whether the database answers. */
+/**
+ * What the health route asks: whether the database answers.
+ *
+ * @example
+ * ```ts
+ * import type { LicenseHealthProbe } from '@tollgate/core';
+ * const probe: LicenseHealthProbe = { ping: async () => true };
+ * ```
+ */
 export interface LicenseHealthProbe {
   ping(): Promise<boolean>;
 }
