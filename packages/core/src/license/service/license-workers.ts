@@ -116,19 +116,35 @@ export function createLicenseWorkers(deps: LicenseWorkerDeps): LicenseWorkersHan
       jobs.push(feed);
       await feed.ready.catch(() => undefined);
     }
+    try {
+      startJobs(jobs);
+    } catch (error) {
+      // A job that refuses its settings (an interval out of range) must not leave the others running.
+      seatJob = undefined;
+      await closeAll(jobs, feed);
+      throw error;
+    }
+    running = jobs;
+  };
+
+  const startJobs = (jobs: { close(): Promise<void> }[]): void => {
+    // One push per job: a job that throws while starting leaves every earlier one in `jobs`, to be closed.
     seatJob = startSeatReclaim();
-    jobs.push(
-      startIdempotencyPurgeJob({ journal: deps.journal, clock, logger }),
-      startAuditAnchorJob({ sql, trust, clock, logger, intervalMs: options.auditAnchorSeconds * 1000, crypto: deps.crypto }),
-      seatJob,
-      startClientProtocolPurgeJob({ sql, clock, logger, rateLimiter: deps.rateLimiter, extra: deps.purges }),
-    );
+    jobs.push(seatJob);
+    jobs.push(startIdempotencyPurgeJob({ journal: deps.journal, clock, logger }));
+    jobs.push(startAuditAnchorJob({ sql, trust, clock, logger, intervalMs: options.auditAnchorSeconds * 1000, crypto: deps.crypto }));
+    jobs.push(startClientProtocolPurgeJob({ sql, clock, logger, rateLimiter: deps.rateLimiter, extra: deps.purges }));
     const alerts = overrides.alerts ?? {};
     const transport = alerts.transport ?? deps.network?.createTransport(alerts.insecureAllowLoopbackForTests === true ? { insecureAllowLoopbackForTests: true } : {});
     if (transport === undefined) logger.warn({}, 'no network given: suspicion alerts and metric subscriptions are not delivered');
     else jobs.push(startSuspicionAlertJob({ sql, signingRoot: deriveLicenseSubkey(deps.masterKey, licenseSubkeyLabels.alertSigning), clock, logger, ...alerts, transport }));
     for (const module of deps.modules) for (const worker of module.workers ?? []) jobs.push(worker.start());
-    running = jobs;
+  };
+
+  // The change feed goes last, as `tollgate-license` always stopped it after the jobs.
+  const closeAll = async (jobs: readonly { close(): Promise<void> }[], feed: { close(): Promise<void> } | undefined): Promise<void> => {
+    await Promise.all(jobs.filter((job) => job !== feed).map((job) => job.close()));
+    await feed?.close();
   };
 
   const workers: LicenseWorkersHandle = {
@@ -145,12 +161,7 @@ export function createLicenseWorkers(deps: LicenseWorkerDeps): LicenseWorkersHan
       if (jobs === undefined) return stopping;
       running = undefined;
       seatJob = undefined;
-      stopping = (async () => {
-        // The change feed goes last, as `tollgate-license` always stopped it after the jobs.
-        const feed = deps.listenForChanges === undefined ? undefined : jobs[0];
-        await Promise.all(jobs.filter((job) => job !== feed).map((job) => job.close()));
-        await feed?.close();
-      })().finally(() => (stopping = undefined));
+      stopping = closeAll(jobs, deps.listenForChanges === undefined ? undefined : jobs[0]).finally(() => (stopping = undefined));
       return stopping;
     },
     seatReclaim: {
