@@ -1,9 +1,7 @@
 import type { IncomingMessage, RequestListener } from 'node:http';
-import { adminPathPrefix, cors, defineRoutes, isTollgateError, renderLicenseClientError, type Route, type RouteTable } from '@tollgate/core';
+import { adminPathPrefix, licenseClientTable, type MountedTable, type Route, type RouteTable } from '@tollgate/core';
 import { logRequests, toExpress, type LogSink } from '@tollgate/core/node';
 import express, { type Express, type Request } from 'express';
-import type { MountedTable } from './modules/license-module';
-import { noStoreByDefault, requireLicenseProtocol } from './routes/client-protocol';
 
 /** Route tables of the license server, one per wire stack. */
 export interface LicenseRouteTables {
@@ -48,7 +46,7 @@ export interface LicenseAppOptions {
  * ```
  */
 export function createLicenseApp(tables: LicenseRouteTables, logger: LogSink, options: LicenseAppOptions = {}): Express {
-  return expressAppFor(clientTable(tables.client, logger), tables, logger, options.trustProxy ?? 0);
+  return expressAppFor(licenseClientTable(tables.client, logger), tables, logger, options.trustProxy ?? 0);
 }
 
 /** Express hosting the client table (and the Admin table under its prefix), with request logs and proxy hops. */
@@ -76,18 +74,6 @@ function expressAppFor(client: RouteTable, tables: LicenseRouteTables, logger: L
   }
   app.use(toExpress(client, trustProxy > 0 ? { remoteAddress: (request) => (request as Request).ip } : {}));
   return app;
-}
-
-/** The client table with its middleware (CORS, `X-LS-Proto`, no-store) and the CBOR error map. */
-function clientTable(routes: Route[], logger: LogSink): RouteTable {
-  return defineRoutes({
-    routes,
-    middleware: [cors({ exposeHeaders: ['retry-after'] }), requireLicenseProtocol(), noStoreByDefault()],
-    renderError: (error) => {
-      if (!isTollgateError(error)) logger.error({ err: error }, 'unhandled error');
-      return renderLicenseClientError(error);
-    },
-  });
 }
 
 /**
@@ -132,7 +118,7 @@ function forwardedAddress(request: IncomingMessage, hops: number): string | unde
 export function createLicenseListener(tables: LicenseRouteTables, logger: LogSink, options: LicenseAppOptions = {}): RequestListener {
   const trustProxy = options.trustProxy ?? 0;
   // One client table for both paths: whatever a path under /v1/ matches in the app, it matches here.
-  const client = clientTable(tables.client, logger);
+  const client = licenseClientTable(tables.client, logger);
   const app = expressAppFor(client, tables, logger, trustProxy);
   const serveClient = toExpress(client, trustProxy > 0 ? { remoteAddress: (request: IncomingMessage) => forwardedAddress(request, trustProxy) } : {});
   const logged = logger.isLevelEnabled?.('info') !== false ? logRequests(logger) : undefined;

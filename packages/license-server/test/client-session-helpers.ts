@@ -4,7 +4,7 @@
  * epochs), Admin actions that change a seat's standing, and the seat-reclaim job on a manual clock.
  */
 import { decodeLicenseMessage, inspectArtifact, ManualClock, verifyArtifact, type KillOrder, type ValidationTicket } from '@tollgate/core';
-import { startSeatReclaimJob, type SeatReclaimJob } from '../src/jobs/seat-reclaim-job';
+import { startSeatReclaimJob, type SeatReclaimJob } from '@tollgate/core';
 import { freshKey } from './admin-harness';
 import { currentKeyset, hexOf, issueLicenses, readFeed, seedPolicy } from './admin-license-fixtures';
 import { newDevice, type ClientBench, type Device, type RawAnswer, type Seat } from './client-harness';

@@ -36,7 +36,7 @@ import {
   revocationRoutes,
   type LicenseTrust,
 } from '@tollgate/license-server';
-import { startTrustChangeListener, type TrustChangeListener } from '../src/trust/trust-change-listener';
+import { startTrustChangeListener, type TrustChangeListener } from '@tollgate/core/node';
 import { samplePayloads, vectorProductId } from '../../core/test/vectors/license-fixtures';
 import { errorBody, memoryLog, openServerSandbox, protoHeaders, serverEngines, type ServerSandbox } from './helpers';
 

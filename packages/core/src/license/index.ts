@@ -147,3 +147,4 @@ export * from './telemetry';
 export * from './analytics';
 export * from './analytics/subscriptions';
 export * from './dsr';
+export * from './service';

@@ -14,3 +14,6 @@ export * from './logging-options';
 export * from './service';
 export * from './node-notify-transport';
 export * from './node-fetch';
+export * from './node-license-crypto';
+export * from './node-license-network';
+export * from './trust-change-listener';

@@ -1,27 +1,7 @@
-import { envInteger, parseEnv, type EnvRecord } from '@tollgate/core';
+import { envInteger, parseEnv, type EnvRecord, type LicenseAnalyticsConfig } from '@tollgate/core';
 
-/** Settings of the analytics feature read from the environment. */
-export interface AnalyticsConfig {
-  /** `ANALYTICS_K_ANONYMITY` (2 to 1000, default 5): buckets behind fewer distinct devices are suppressed. */
-  readonly kAnonymityThreshold: number;
-  /** `ANALYTICS_RAW_RETENTION_DAYS` (1 to 3650, default 90): raw detail events older than this are purged (spec "Limits"). */
-  readonly rawRetentionDays: number;
-  /** `ANALYTICS_EXPORT_MAX_ROWS` (1 to 1,000,000, default 100,000): rows one export response carries at most. */
-  readonly exportMaxRows: number;
-  /** `ANALYTICS_EXPORT_MAX_DAYS` (1 to 3650, default 92): widest export range in days. */
-  readonly exportMaxDays: number;
-  /** `ANALYTICS_QUERY_MAX_DAYS` (1 to 3650, default 400): widest metric query range in days. */
-  readonly queryMaxDays: number;
-  /** `ANALYTICS_QUERY_MAX_SERIES` (1 to 10,000, default 500): most series one metric answers. */
-  readonly queryMaxSeries: number;
-  /**
-   * `ANALYTICS_JOB_INTERVAL_MS` (50 to 3,600,000, default 10,000): how often an instance moves new events
-   * out of the outbox and checks whether a day is due for its rollup (due at 00:15 UTC for the day before).
-   */
-  readonly jobIntervalMs: number;
-  /** `ANALYTICS_CATCH_UP_DAYS` (1 to 3650, default 90): how far back a first start (or a long outage) rolls up missed days. */
-  readonly catchUpDays: number;
-}
+/** Settings of the analytics feature (the type lives in core: `LicenseAnalyticsConfig`). */
+export type AnalyticsConfig = LicenseAnalyticsConfig;
 
 /**
  * Reads the analytics settings; throws `ConfigError` with every problem found.

@@ -1,26 +1,7 @@
-import { ConfigError, envBoolean, envInteger, parseEnv, type EnvRecord, type WebhookProvider } from '@tollgate/core';
+import { ConfigError, envBoolean, envInteger, parseEnv, type EnvRecord, type WebhookProvider, type LicenseBillingConfig } from '@tollgate/core';
 
-/** Settings of the billing webhooks read from the environment. */
-export interface BillingConfig {
-  /**
-   * Signing secrets per provider (`BILLING_STRIPE_SECRETS`, `BILLING_PADDLE_SECRETS`,
-   * `BILLING_LEMONSQUEEZY_SECRETS`, comma-separated): any of them verifies, so a secret is rolled by
-   * adding the new one, switching the provider over, then removing the old. A provider with none
-   * answers 503 `service_unavailable`.
-   */
-  readonly secrets: Readonly<Record<WebhookProvider, readonly string[]>>;
-  /** `BILLING_DUNNING_GRACE_DAYS` (default 7): access after a failed renewal, and past the paid period while renewals arrive. */
-  readonly dunningGraceSeconds: number;
-  /** `BILLING_WORKER` (default true): false makes this instance only accept events (another instance applies them). */
-  readonly worker: boolean;
-  /** `BILLING_POLL_SECONDS` (default 5): how often the worker looks for due events when nothing woke it. */
-  readonly pollIntervalMs: number;
-  /**
-   * `BILLING_EVENT_RETENTION_DAYS` (default 30, at least 7 so the dedupe outlives the providers' ~3-day
-   * retries): processed events older than this are deleted.
-   */
-  readonly eventRetentionMs: number;
-}
+/** Settings of the billing feature (the type lives in core: `LicenseBillingConfig`). */
+export type BillingConfig = LicenseBillingConfig;
 
 const secretVariables: Readonly<Record<WebhookProvider, string>> = {
   stripe: 'BILLING_STRIPE_SECRETS',

@@ -1,21 +1,7 @@
-import { envInteger, envString, parseEnv, type EnvRecord } from '@tollgate/core';
+import { envInteger, envString, parseEnv, type EnvRecord, type LicenseEpochsConfig } from '@tollgate/core';
 
-/** Settings of epoch administration (`/v1/admin/epochs`). */
-export interface EpochsConfig {
-  /**
-   * `LICENSE_EPOCH_REVOKE_APPROVAL_SECONDS` (default 3600, 60 to 604,800): how long the first confirmation
-   * of an epoch revocation waits for a second Admin token to confirm it. Past it the approval has expired
-   * and the next confirmation opens a new one.
-   */
-  readonly revokeApprovalSeconds: number;
-  /**
-   * `LICENSE_EPOCH_ADMIN_VENDORS`: vendor ids (comma-separated) whose Admin tokens administer **global**
-   * epochs (the ones that sign every product and the revocation feed). Unset: every vendor while the
-   * server hosts exactly one, none once it hosts several. Product-scoped epochs always belong to the
-   * vendor of their product.
-   */
-  readonly globalEpochVendors: readonly string[] | undefined;
-}
+/** Settings of the epochs feature (the type lives in core: `LicenseEpochsConfig`). */
+export type EpochsConfig = LicenseEpochsConfig;
 
 /**
  * Reads the epochs settings; throws `ConfigError` with every problem found.

@@ -1,13 +1,7 @@
-import { ConfigError, envInteger, envString, parseEnv, type CiOidcBinding, type CiOidcSettings, type EnvRecord } from '@tollgate/core';
+import { ConfigError, envInteger, envString, parseEnv, type CiOidcBinding, type EnvRecord, type LicenseIntegrityConfig } from '@tollgate/core';
 
-/** Settings of integrity signing (`/v1/admin/integrity`). */
-export interface IntegrityConfig {
-  /**
-   * CI OIDC on `POST /v1/admin/integrity/sign`, or `undefined` when `INTEGRITY_OIDC_ISSUER` is unset (then
-   * only Admin tokens with `sign:manifest` sign).
-   */
-  readonly oidc: CiOidcSettings | undefined;
-}
+/** Settings of the integrity feature (the type lives in core: `LicenseIntegrityConfig`). */
+export type IntegrityConfig = LicenseIntegrityConfig;
 
 const bindingPattern = /^([A-Za-z0-9_.-]{1,100}\/[A-Za-z0-9_.-]{1,100})@([\x21-\x2b\x2d-\x7e]{1,255})=([0-9a-f]{32})$/;
 

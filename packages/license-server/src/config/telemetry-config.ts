@@ -1,17 +1,7 @@
-import { ConfigError, envInteger, parseEnv, type EnvRecord } from '@tollgate/core';
+import { ConfigError, envInteger, parseEnv, type EnvRecord, type LicenseTelemetryConfig } from '@tollgate/core';
 
-/** Settings of the telemetry feature read from the environment. */
-export interface TelemetryConfig {
-  /** `TELEMETRY_RAW_RETENTION_DAYS` (1 to 3650, default 30): raw T1 rows older than this are purged. */
-  readonly rawRetentionDays: number;
-  /** `TELEMETRY_PURGE_INTERVAL_SECONDS` (60 to 86,400, default 3600): how often retention is enforced. */
-  readonly purgeIntervalSeconds: number;
-  /**
-   * `LICENSE_METRICS_TOKEN` (32 to 256 printable ASCII characters, no spaces): the bearer token of
-   * `GET /metrics`. Unset: the route does not exist (404).
-   */
-  readonly metricsToken: string | undefined;
-}
+/** Settings of the telemetry feature (the type lives in core: `LicenseTelemetryConfig`). */
+export type TelemetryConfig = LicenseTelemetryConfig;
 
 /**
  * Reads the telemetry settings; throws `ConfigError` with every problem found.

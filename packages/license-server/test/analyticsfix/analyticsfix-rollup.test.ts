@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addAnalyticsDays, analyticsRolledUpThrough, deriveAnalyticsKeys, hexEncode, hmacSha256, ManualClock, rollupAnalyticsDay, utf8Encode, type SqlClient } from '@tollgate/core';
 import pino from 'pino';
-import { runAnalyticsRollup } from '../../src/jobs/analytics-rollup-job';
+import { runAnalyticsRollup } from '@tollgate/core';
 import { openAdminHarness, type AdminHarness } from '../admin-harness';
 import { serverEngines } from '../helpers';
 import { dayOf, rolledUp } from '../analytics/analytics-fixtures';
