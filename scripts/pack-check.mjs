@@ -14,7 +14,7 @@
 // Exits non-zero on any failure. `--keep` leaves the temp dir for inspection.
 // Decisions (why a seeded lockfile, why --omit=optional): docs/decisions.md, "pack-check".
 // The steps live in scripts/pack-check/: process.mjs (run), pack.mjs (1), install.mjs (2), smoke.mjs (3–5).
-import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { installTarballs, writeProject } from './pack-check/install.mjs';
@@ -27,8 +27,12 @@ import { packages } from './workspace.mjs';
 export { seededLockfile } from './pack-check/install.mjs';
 export { entrySpecifiers, readmeExample } from './pack-check/smoke.mjs';
 
-/** Libraries the embedding examples import that none of the five packages depends on. */
-const exampleOnlyDependencies = ['@x402/fetch', 'hono'];
+/**
+ * What the embedding examples need beyond the installed tarballs: libraries an app brings itself (the
+ * official x402 client, a web framework), and anvil's platform binary, an optional dependency of
+ * `@foundry-rs/anvil` that a normal install brings but this one leaves out (`--omit=optional`).
+ */
+const exampleOnlyDependencies = ['@x402/fetch', 'hono', '@hono/node-server', ...readdirSync(join(repositoryRoot, 'node_modules/@foundry-rs')).filter((name) => name.startsWith('anvil-')).map((name) => `@foundry-rs/${name}`)];
 
 const failures = [];
 /** Runs one named check, records a failure instead of stopping, and prints its duration. */
