@@ -1,8 +1,7 @@
 import { licenseProtocolHeader, licenseProtocolVersion } from '@tollgate/core';
-import { defaultRequestTimeoutMs, licenseErrorOf, networkError, requestTimeoutOf, withDeadline } from './protocol-http';
+import { defaultRequestTimeoutMs, licenseErrorOf, networkError, requestTimeoutOf, withDeadline, type FetchFunction } from './protocol-http';
 
-/** The `fetch` the SDK uses: the platform's by default, injectable for tests, proxies and retries. */
-export type FetchFunction = (input: string, init?: RequestInit) => Promise<Response>;
+export type { FetchFunction } from './protocol-http';
 
 /** Statuses whose `Response` may not carry a body (the constructor refuses one). */
 const nullBodyStatuses = new Set([204, 205, 304]);

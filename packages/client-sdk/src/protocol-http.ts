@@ -1,6 +1,8 @@
 import { decodeLicenseMessage, inspectArtifact, isArtifactError, licenseProtocolHeader, licenseProtocolVersion, type InspectedArtifact } from '@tollgate/core';
 import { LicenseRequestError } from './errors';
-import type { FetchFunction } from './http';
+
+/** The `fetch` the SDK uses: the platform's by default, injectable for tests, proxies and retries. */
+export type FetchFunction = (input: string, init?: RequestInit) => Promise<Response>;
 
 /**
  * Where and how the client-protocol calls reach the license server.

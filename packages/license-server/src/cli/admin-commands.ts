@@ -18,7 +18,7 @@ import {
 import { openLicenseDatabase, resolveMasterKey } from '../ceremony/ceremony';
 import { CeremonyError } from '../ceremony/ceremony-error';
 import { loadLicenseConfig, type LicenseConfig } from '../config';
-import type { CliIo } from './run-cli';
+import type { CliIo } from './cli-io';
 
 /** The operator commands' lines of the `tollgate-license` usage text. */
 export const adminCommandsUsage = `  bootstrap --vendor <name> --product <name> [--json]

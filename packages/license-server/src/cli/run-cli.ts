@@ -1,20 +1,15 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { ConfigError, hexDecode, hexEncode, isArtifactError, isTollgateError, systemClock, type Clock, type EnvRecord } from '@tollgate/core';
+import { ConfigError, hexDecode, hexEncode, isArtifactError, isTollgateError, systemClock } from '@tollgate/core';
 import { createEpochRequest, loadEpochCertificate, openLicenseDatabase, resolveMasterKey, resolvePinnedRoots, signEpochRequestWithRootFile } from '../ceremony/ceremony';
 import { CeremonyError } from '../ceremony/ceremony-error';
 import { createRootKeyFile, writeOwnerOnlyFile } from '../ceremony/key-files';
 import { loadLicenseConfig } from '../config';
 import { runLicenseFromEnv } from '../server';
 import { adminCommandsUsage, isAdminCommand, runAdminCommand } from './admin-commands';
+import type { CliIo } from './cli-io';
 
-/** Where the CLI reads its environment and writes its output. */
-export interface CliIo {
-  env: EnvRecord;
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-  clock?: Clock;
-}
+export type { CliIo } from './cli-io';
 
 const usage = `Usage: tollgate-license [command]
 

@@ -1,5 +1,4 @@
-import type { MerchantNotification } from '../../x402/notifications/order-payloads';
-import { serializeNotification } from '../../x402/notifications/payload';
+import { serializeNotification, type MerchantNotification } from '../../x402/notifications/order-payloads';
 import { signNotification, type NotificationKey } from '../../x402/notifications/signature';
 import { deriveNotifyHmacKey } from '../merchants/credentials';
 import type { MerchantRecord } from '../store/records';

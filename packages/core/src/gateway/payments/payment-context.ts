@@ -11,8 +11,7 @@ import type { GatewayStores } from '../store/gateway-stores';
 import type { NewPaymentClaim } from '../store/payment-records';
 import type { PayToStatus, RefRecord, RefStatus } from '../store/records';
 import { createBoundedCache } from './bounded-cache';
-import type { PaymentDeps, PaymentSettings } from './payment-deps';
-import type { PaymentIdentity } from './payment-identity';
+import type { PaymentDeps, PaymentIdentity, PaymentSettings } from './payment-deps';
 
 /** A receive request as the payment services see it: the path's payTo and the query. */
 export interface ReceiveRequest {

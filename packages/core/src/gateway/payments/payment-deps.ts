@@ -1,4 +1,4 @@
-import type { PublicClient } from 'viem';
+import type { Address, PublicClient } from 'viem';
 import type { ChainEvidenceClient } from '../../chain/settlement-evidence';
 import type { EvmSigner } from '../../x402/evm-signature';
 import type { Secp256k1Backend } from '../../x402/secp256k1-backend';
@@ -170,4 +170,19 @@ export function resolvePaymentSettings(overrides: Partial<PaymentSettings> = {})
 /** A promise that resolves after `ms` milliseconds. */
 export function defaultSleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Who a payment is, before it is verified: enough to find an earlier submission of it. */
+export interface PaymentIdentity {
+  /** The client's payment-identifier id, else `authorizationPaymentId`. */
+  readonly paymentId: string;
+  readonly chainId: number;
+  /** `authorization.from`, checksummed. */
+  readonly payer: Address;
+  /** The EIP-3009 nonce, lowercase. */
+  readonly nonce: string;
+  readonly validBefore: string;
+  readonly validAfter: string;
+  /** `paymentFingerprint` of the payload. */
+  readonly fingerprint: string;
 }

@@ -1,6 +1,6 @@
 import canonicalize from 'canonicalize';
 import * as v from 'valibot';
-import { getAddress, type Address } from 'viem';
+import { getAddress } from 'viem';
 import { sha256 } from '../../crypto/hash';
 import { GatewayError } from '../../errors/gateway';
 import { hexEncode } from '../../crypto/hex';
@@ -11,22 +11,9 @@ import type { Secp256k1Backend } from '../../x402/secp256k1-backend';
 import { exactEvmPayloadSchema, type PaymentPayload } from '../../x402/wire';
 import type { PaymentRecord } from '../store/payment-records';
 import type { PaymentContext } from './payment-context';
-import type { PaymentSettings } from './payment-deps';
+import type { PaymentIdentity, PaymentSettings } from './payment-deps';
 
-/** Who a payment is, before it is verified: enough to find an earlier submission of it. */
-export interface PaymentIdentity {
-  /** The client's payment-identifier id, else {@link authorizationPaymentId}. */
-  readonly paymentId: string;
-  readonly chainId: number;
-  /** `authorization.from`, checksummed. */
-  readonly payer: Address;
-  /** The EIP-3009 nonce, lowercase. */
-  readonly nonce: string;
-  readonly validBefore: string;
-  readonly validAfter: string;
-  /** {@link paymentFingerprint} of the payload. */
-  readonly fingerprint: string;
-}
+export type { PaymentIdentity } from './payment-deps';
 
 /**
  * The payment id of a payment whose client sent no payment-identifier: `auth:<chainId>:<payer>:<nonce>`

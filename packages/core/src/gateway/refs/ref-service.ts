@@ -8,25 +8,10 @@ import type { RefRecord, RefStatus } from '../store/records';
 import { readListPage } from '../list-cursor';
 import { refListCursor } from './cursor';
 import { newPaymentRef, payToForNewRef, payToNotFound, refCreationRefused } from './payment-ref';
+import type { RefSnapshot } from './ref-snapshot';
 import type { CreateRefRequest, ListRefsRequest } from './schemas';
 
-/** The immutable payment snapshot of a ref (spec "Snapshot fields"); `expiresAt` is unix seconds. */
-export interface RefSnapshot {
-  readonly v: 2;
-  readonly scheme: 'exact';
-  /** Network name as the API takes it. */
-  readonly network: string;
-  readonly payTo: string;
-  readonly asset: 'USDC';
-  /** Atomic amount; absent for an open ref. */
-  readonly amount?: string;
-  /** Resource URL: `<publicUrl>/receive/<payTo>?ref=<refId>`. */
-  readonly resource: string;
-  readonly invoiceId?: string;
-  readonly description?: string;
-  readonly mimeType: 'application/json';
-  readonly expiresAt: number;
-}
+export type { RefSnapshot } from './ref-snapshot';
 
 /** `POST /ref`: the new ref. */
 export interface CreatedRef {

@@ -1,4 +1,20 @@
-import type { RefSnapshot } from '../refs/ref-service';
+/** The immutable payment snapshot of a ref (spec "Snapshot fields"); `expiresAt` is unix seconds. */
+export interface RefSnapshot {
+  readonly v: 2;
+  readonly scheme: 'exact';
+  /** Network name as the API takes it. */
+  readonly network: string;
+  readonly payTo: string;
+  readonly asset: 'USDC';
+  /** Atomic amount; absent for an open ref. */
+  readonly amount?: string;
+  /** Resource URL: `<publicUrl>/receive/<payTo>?ref=<refId>`. */
+  readonly resource: string;
+  readonly invoiceId?: string;
+  readonly description?: string;
+  readonly mimeType: 'application/json';
+  readonly expiresAt: number;
+}
 
 /** The facts of a ref's snapshot, as {@link buildRefSnapshot} takes them. */
 export interface RefSnapshotFacts {

@@ -1,10 +1,19 @@
 import { defaultAdminTokenPrefix } from '../admin/admin-token';
 import { defaultClientRateLimits, type ClientRateLimits } from '../client-protocol/client-protocol-deps';
 import type { DsrBounds } from '../dsr/dsr-bounds';
-import type { AnalyticsSubscriptionOverrides } from './modules/analytics-subscriptions-module';
+import type { LicenseHostResolver } from './license-network';
 import type { SuspicionAlertJobOptions } from './jobs/suspicion-alert-job';
 import type { LicenseAnalyticsConfig, LicenseBillingConfig, LicenseEpochsConfig, LicenseIntegrityConfig, LicenseTelemetryConfig } from './feature-configs';
 
+
+/**
+ * Test overrides of metric subscriptions beyond the shared `alerts` ones (transport, loopback, poll
+ * interval, jitter, backoff): the name resolution used at creation and by the default transport.
+ */
+export interface AnalyticsSubscriptionOverrides {
+  readonly resolve?: LicenseHostResolver;
+  readonly maxAttempts?: number;
+}
 /**
  * The feature settings of the license service (`tollgate-license` reads them from its environment with
  * `loadLicenseConfig`; a `LicenseConfig` is accepted as it is). Each one left out takes its value from

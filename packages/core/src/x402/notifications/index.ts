@@ -8,10 +8,11 @@ export {
   type NotificationSignatureFailure,
   type VerifyNotificationParams,
 } from './signature';
-export { buildPaymentSettledNotification, serializeNotification, type PaymentSettledNotification } from './payload';
+export { buildPaymentSettledNotification, type PaymentSettledNotification } from './payload';
 export {
   merchantNotificationEvents,
   orderNotificationId,
+  serializeNotification,
   type MerchantNotification,
   type MerchantNotificationEvent,
   type OrderPaidNotification,

@@ -127,3 +127,19 @@ export type MerchantNotification = PaymentSettledNotification | OrderPaidNotific
 export function orderNotificationId(event: Exclude<MerchantNotificationEvent, 'payment.settled'>, subjectId: string): string {
   return `ntf_${hexEncode(sha256(utf8Encode(`tollgate/notification/v1:${event}:${subjectId}`))).slice(0, 32)}`;
 }
+
+/**
+ * The notification's JSON body. Sign and send exactly these bytes: the signature covers the raw body.
+ *
+ * @param notification - The notification (any event kind).
+ * @returns Its JSON text.
+ *
+ * @example
+ * ```ts
+ * import { serializeNotification } from '@tollgate/core';
+ * const body = serializeNotification(notification);
+ * ```
+ */
+export function serializeNotification(notification: MerchantNotification): string {
+  return JSON.stringify(notification);
+}

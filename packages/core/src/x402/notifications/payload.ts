@@ -1,5 +1,4 @@
 import { receiptHash, type PaymentReceipt } from '../receipt';
-import type { MerchantNotification } from './order-payloads';
 
 /**
  * The body of a `payment.settled` merchant notification, POSTed as JSON to the ref's `notifyUrl` or the
@@ -54,20 +53,4 @@ export function buildPaymentSettledNotification(params: { id: string; createdAt:
       signedReceipt: params.signedReceipt,
     },
   };
-}
-
-/**
- * The notification's JSON body. Sign and send exactly these bytes: the signature covers the raw body.
- *
- * @param notification - The notification (any event kind).
- * @returns Its JSON text.
- *
- * @example
- * ```ts
- * import { serializeNotification } from '@tollgate/core';
- * const body = serializeNotification(notification);
- * ```
- */
-export function serializeNotification(notification: MerchantNotification): string {
-  return JSON.stringify(notification);
 }

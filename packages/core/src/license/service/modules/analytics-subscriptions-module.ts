@@ -10,14 +10,7 @@ import { startAnalyticsDeliveryJob, type AnalyticsDeliveryJobOptions } from '../
 import type { LicenseAnalyticsConfig as AnalyticsConfig } from '../feature-configs';
 import type { LicenseModule, LicenseModuleContext } from './license-module';
 
-/**
- * Test overrides of metric subscriptions beyond the shared `alerts` ones (transport, loopback, poll
- * interval, jitter, backoff): the name resolution used at creation and by the default transport.
- */
-export interface AnalyticsSubscriptionOverrides {
-  readonly resolve?: LicenseHostResolver;
-  readonly maxAttempts?: number;
-}
+export type { AnalyticsSubscriptionOverrides } from '../service-options';
 
 /** How long creation waits for the host to resolve before accepting it (delivery checks again). */
 const creationResolveTimeoutMs = 3_000;

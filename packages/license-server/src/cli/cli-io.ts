@@ -1,0 +1,18 @@
+import type { Clock, EnvRecord } from '@tollgate/core';
+
+/**
+ * Where the CLI reads its environment and writes its output (the process's, or a test's).
+ *
+ * @example
+ * ```ts
+ * import { runLicenseCli, type CliIo } from '@tollgate/license-server';
+ * const io: CliIo = { env: process.env, stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) };
+ * await runLicenseCli(['help'], io);
+ * ```
+ */
+export interface CliIo {
+  env: EnvRecord;
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  clock?: Clock;
+}
