@@ -11,6 +11,34 @@ const nodeOnlyFiles = [
   'packages/core/src/testing/index.ts',
 ];
 
+// What platform-neutral core files may not import (see above).
+const platformNeutralImports = {
+  // Bare built-in names (without `node:`); exact names only, so `./crypto` stays allowed.
+  paths: ['buffer', 'fs', 'path', 'crypto', 'zlib', 'http', 'https', 'os', 'stream', 'child_process', 'net', 'url', 'util', 'worker_threads'].map(
+    (name) => ({ name, message: 'Node built-in: use a node-*.ts file.' }),
+  ),
+  patterns: [
+    { group: ['node:*'], message: 'core is platform-neutral: put Node-only code in a node-*.ts file exported from a Node subpath.' },
+    { group: ['express', 'express/*'], message: 'core never imports express: adapters live in node-*.ts files.' },
+    { group: ['pg', 'pg/*', 'pg-*'], message: 'core never imports pg: the driver lives behind @tollgate/core/pg.' },
+    { group: ['**/node-*', '**/node/*'], message: 'platform-neutral code cannot import Node-only files.' },
+  ],
+};
+
+// The rooms of core: gateway/ (the payment gateway) and license/ (the license service) sit side by side
+// on the shared rooms (openapi/, webhooks/, http/, errors/, …) and never import each other, tests and
+// Node-only files included. `errors/gateway` is the errors room's file, not the gateway's.
+const roomImports = {
+  gateway: {
+    group: ['**/license', '**/license/**'],
+    message: 'gateway/ never imports license/: put code both use in a shared room of core (src/openapi, src/webhooks, …).',
+  },
+  license: {
+    group: ['**/gateway', '**/gateway/**', '!**/errors/gateway'],
+    message: 'license/ never imports gateway/: put code both use in a shared room of core (src/openapi, src/webhooks, …).',
+  },
+};
+
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', '.tollgate/**', 'coverage/**', '**/*.d.ts', 'contracts/artifacts/**'] },
   {
@@ -30,21 +58,7 @@ export default tseslint.config(
     files: ['packages/core/src/**/*.ts'],
     ignores: [...nodeOnlyFiles, 'packages/core/src/**/*.test.ts'],
     rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          // Bare built-in names (without `node:`); exact names only, so `./crypto` stays allowed.
-          paths: ['buffer', 'fs', 'path', 'crypto', 'zlib', 'http', 'https', 'os', 'stream', 'child_process', 'net', 'url', 'util', 'worker_threads'].map(
-            (name) => ({ name, message: 'Node built-in: use a node-*.ts file.' }),
-          ),
-          patterns: [
-            { group: ['node:*'], message: 'core is platform-neutral: put Node-only code in a node-*.ts file exported from a Node subpath.' },
-            { group: ['express', 'express/*'], message: 'core never imports express: adapters live in node-*.ts files.' },
-            { group: ['pg', 'pg/*', 'pg-*'], message: 'core never imports pg: the driver lives behind @tollgate/core/pg.' },
-            { group: ['**/node-*', '**/node/*'], message: 'platform-neutral code cannot import Node-only files.' },
-          ],
-        },
-      ],
+      'no-restricted-imports': ['error', platformNeutralImports],
       'no-restricted-globals': [
         'error',
         { name: 'Buffer', message: 'Use Uint8Array in core; Buffer is Node-only.' },
@@ -54,4 +68,17 @@ export default tseslint.config(
       ],
     },
   },
+  // ESLint does not merge a rule's options across blocks (the last matching block wins), so a room's
+  // platform-neutral files get the platform rules and the room rule together.
+  ...Object.entries(roomImports).flatMap(([room, pattern]) => [
+    {
+      files: [`packages/core/src/${room}/**/*.ts`],
+      rules: { 'no-restricted-imports': ['error', { patterns: [pattern] }] },
+    },
+    {
+      files: [`packages/core/src/${room}/**/*.ts`],
+      ignores: [...nodeOnlyFiles, 'packages/core/src/**/*.test.ts'],
+      rules: { 'no-restricted-imports': ['error', { paths: platformNeutralImports.paths, patterns: [...platformNeutralImports.patterns, pattern] }] },
+    },
+  ]),
 );

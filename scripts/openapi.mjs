@@ -1,6 +1,7 @@
 // `npm run openapi`: writes docs/openapi/gateway.json, the gateway's OpenAPI 3.1 document, from the
-// route descriptors and valibot schemas in packages/core/src/gateway/openapi (bundled from the sources
-// with scripts/dev-build.mjs, as `npm start` runs them). It is what a tollgate-gateway with the default
+// route descriptors and valibot schemas in packages/core/src/gateway/openapi (over the generic generator
+// in packages/core/src/openapi; bundled from the sources with scripts/dev-build.mjs, as `npm start` runs
+// them). It is what a tollgate-gateway with the default
 // configuration and order mode on (GATEWAY_ORDER_MODE=on) serves at GET /openapi.json: a superset of the
 // default's, whose order and refund operations are labelled as order mode's; a gateway-server test fails
 // when the file is stale.
@@ -17,7 +18,7 @@ import { writeOrCheck } from './generated-file.mjs';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const target = join(root, 'docs/openapi/gateway.json');
 
-const bundle = await devBuild('packages/core/src/gateway/openapi/gateway-operations.ts', '.tollgate/build/openapi.mjs');
+const bundle = await devBuild('packages/core/src/gateway/openapi/index.ts', '.tollgate/build/openapi.mjs');
 const { gatewayOpenApiDocument, serializeOpenApiDocument } = await import(pathToFileURL(bundle).href);
 const text = serializeOpenApiDocument(gatewayOpenApiDocument());
 

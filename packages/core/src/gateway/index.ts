@@ -18,8 +18,8 @@ export {
 } from './networks';
 export { classifyIpAddress, parseIpv4, parseIpv6, type IpAddressClass, type IpAddressKind } from '../net/ip-ranges';
 export { checkPublicHttpsUrl, maxPublicUrlLength, type PublicHttpsUrlCheck, type UnsafeUrlReason } from '../net/url-safety';
-export { evmAddressSchema, networkFieldSchema, utf8TextSchema, publicHttpsUrlSchema } from './schema-fields';
-export { findInvisibleFormatting } from './schema-fields';
+export { evmAddressSchema, networkFieldSchema, utf8TextSchema, publicHttpsUrlSchema } from '../fields/schema-fields';
+export { findInvisibleFormatting } from '../fields/schema-fields';
 export { parseGatewaySecret, deriveGatewayKeys, gatewaySecretBytes, gatewayKeyLabels, type GatewayKeys } from './secrets';
 export { createRpcClients, type RpcClients, type ConfiguredRpc, type RpcClientOptions } from './rpc-clients';
 export { createChainHealthProbe, type ChainHealth, type ChainHealthProbe, type ChainHealthProbeOptions } from './chain-health';

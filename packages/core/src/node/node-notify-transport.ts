@@ -3,8 +3,8 @@ import { request as httpRequest, type ClientRequest, type IncomingMessage } from
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction, type Socket } from 'node:net';
 import { rootCertificates } from 'node:tls';
-import { NotificationTransportError, type NotificationRequest, type NotificationResponse, type NotificationTransport } from '../gateway/notifications/notification-transport';
-import { checkNotificationUrl, notificationAddressAllowed, type NotificationUrlPolicy } from '../gateway/notifications/notification-url';
+import { NotificationTransportError, type NotificationRequest, type NotificationResponse, type NotificationTransport } from '../webhooks/notification-transport';
+import { checkNotificationUrl, notificationAddressAllowed, type NotificationUrlPolicy } from '../webhooks/notification-url';
 
 /** One address of a host name, as `dns.lookup(host, { all: true })` returns it. */
 export interface ResolvedAddress {

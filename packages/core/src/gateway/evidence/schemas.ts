@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { evmAddressSchema, networkFieldSchema } from '../schema-fields';
+import { evmAddressSchema, networkFieldSchema } from '../../fields/schema-fields';
 
 /** Largest `minConfirmations` accepted (a higher count is a client mistake, not a policy). */
 export const maxMinConfirmations = 1_000_000;

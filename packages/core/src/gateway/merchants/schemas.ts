@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { evmAddressSchema, networkFieldSchema, publicHttpsUrlSchema, utf8TextSchema } from '../schema-fields';
+import { evmAddressSchema, networkFieldSchema, publicHttpsUrlSchema, utf8TextSchema } from '../../fields/schema-fields';
 import { merchantRegisterAction } from './challenge-message';
 
 /** Longest merchant label, in UTF-8 bytes (the same bound as a ref label). */

@@ -6,14 +6,14 @@ export {
   orderNotificationJobPrefixes,
   type NotificationJob,
 } from './notification-job';
-export { checkNotificationUrl, notificationAddressAllowed, type NotificationUrlPolicy } from './notification-url';
+export { checkNotificationUrl, notificationAddressAllowed, type NotificationUrlPolicy } from '../../webhooks/notification-url';
 export {
   NotificationTransportError,
   type NotificationTransport,
   type NotificationTransportFailure,
   type NotificationRequest,
   type NotificationResponse,
-} from './notification-transport';
+} from '../../webhooks/notification-transport';
 export {
   buildNotificationRequest,
   liveNotifyKeys,
@@ -21,14 +21,12 @@ export {
   notificationRequestHeaderNames,
   type SignedNotificationRequest,
 } from './notification-request';
+export { createNotificationDeliverer, type NotificationDeliverer, type NotificationDelivererDeps } from './notification-deliverer';
 export {
-  createNotificationDeliverer,
   classifyWebhookStatus,
   classifyWebhookFailure,
   webhookHost,
-  type NotificationDeliverer,
-  type NotificationDelivererDeps,
   type NotificationDeliveryOutcome,
   type NotificationRetryReason,
   type NotificationAbandonReason,
-} from './notification-deliverer';
+} from '../../webhooks/webhook-classification';

@@ -1,7 +1,8 @@
-import type { JsonSchema } from '@valibot/to-json-schema';
-import type { NamedSchema, OperationGroup } from './descriptors';
-import { openApiPath, operationErrorCodes, operationObject, securitySchemeNames, type JsonObject } from './operation-object';
-import { SchemaRegistry } from './schema-registry';
+import type { NamedSchema, OperationGroup } from '../../openapi/descriptors';
+import type { OpenApiDocument } from '../../openapi/document';
+import { openApiPath, type JsonObject } from '../../openapi/operation-object';
+import { SchemaRegistry } from '../../openapi/schema-registry';
+import { operationErrorCodes, operationObject, securitySchemeNames } from './operation-object';
 import { gatewayErrorOf, gatewayErrorSchema } from './schemas/common';
 import { paymentPayloadHeaderSchema } from './schemas/payment-responses';
 
@@ -10,18 +11,6 @@ import { paymentPayloadHeaderSchema } from './schemas/payment-responses';
  * when the contract does, so publishing a package does not make the checked-in document stale.
  */
 export const gatewayOpenApiVersion = '1.0.0';
-
-/** An OpenAPI 3.1 document as plain JSON. */
-export interface OpenApiDocument {
-  readonly openapi: '3.1.0';
-  readonly info: { readonly title: string; readonly version: string; readonly description: string; readonly license: { readonly name: string; readonly identifier: string } };
-  readonly tags: readonly { readonly name: string; readonly description: string }[];
-  readonly paths: Readonly<Record<string, Readonly<Record<string, JsonObject>>>>;
-  readonly components: {
-    readonly schemas: Readonly<Record<string, JsonSchema>>;
-    readonly securitySchemes: Readonly<Record<string, JsonObject>>;
-  };
-}
 
 const description = [
   'The Tollgate x402 v2 payment gateway: merchant registration, payment refs, x402 negotiation and settlement, receipts, chain evidence and settlement recovery.',

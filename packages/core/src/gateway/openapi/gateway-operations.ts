@@ -1,7 +1,8 @@
 import type { Route } from '../../http/types';
 import type { EvidenceAccessMode } from '../evidence/evidence-settings';
-import { operationServes, type OperationGroup } from './descriptors';
-import { buildOpenApiDocument, type OpenApiDocument } from './document';
+import { operationServes, type OperationGroup } from '../../openapi/descriptors';
+import type { OpenApiDocument } from '../../openapi/document';
+import { buildOpenApiDocument } from './document';
 import { evidenceOperations } from './operations/evidence-operations';
 import { healthOperations } from './operations/health-operations';
 import { merchantOperations } from './operations/merchant-operations';
@@ -64,21 +65,6 @@ export function servedOperationGroups(groups: readonly OperationGroup[], routes:
   return groups
     .map((group) => ({ ...group, operations: group.operations.filter((operation) => routes.some((route) => operationServes(operation, route))) }))
     .filter((group) => group.operations.length > 0);
-}
-
-/**
- * The document as JSON text: two-space indented with a final newline, the form checked in.
- *
- * @param document - The document.
- * @returns The text.
- * @example
- * ```ts
- * import { buildOpenApiDocument, serializeOpenApiDocument, refOperations } from '@tollgate/core/gateway';
- * const text = serializeOpenApiDocument(buildOpenApiDocument([refOperations]));
- * ```
- */
-export function serializeOpenApiDocument(document: OpenApiDocument): string {
-  return `${JSON.stringify(document, null, 2)}\n`;
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
  * The gateway's OpenAPI 3.1 document, generated from the valibot schemas its routes parse and answer
- * with: descriptor vocabulary, one descriptor group per route module, the builder and the converter.
+ * with: one descriptor group per route module and the builder; the descriptor vocabulary, the converter
+ * and the document type come from the shared OpenAPI room (`src/openapi`) and are re-exported here.
  *
  * @module
  */
@@ -14,13 +15,13 @@ export {
   type PathParamDescriptor,
   type OperationDescriptor,
   type OperationGroup,
-} from './descriptors';
-export { toComponentSchemas, toInlineSchema, componentSchemaPath, type AnySchema, type SchemaDirection } from './json-schema';
-export { buildOpenApiDocument, gatewayOpenApiVersion, type OpenApiDocument } from './document';
+} from '../../openapi/descriptors';
+export { toComponentSchemas, toInlineSchema, componentSchemaPath, type AnySchema, type SchemaDirection } from '../../openapi/json-schema';
+export { buildOpenApiDocument, gatewayOpenApiVersion } from './document';
+export { serializeOpenApiDocument, type OpenApiDocument } from '../../openapi/document';
 export {
   gatewayOperationGroups,
   servedOperationGroups,
-  serializeOpenApiDocument,
   gatewayOpenApiDocument,
   type GatewayOperationOptions,
 } from './gateway-operations';

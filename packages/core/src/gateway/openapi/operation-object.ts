@@ -1,11 +1,9 @@
 import type { JsonSchema } from '@valibot/to-json-schema';
 import { gatewayErrorCodes, type GatewayErrorCode } from '../../errors/gateway';
-import type { HeaderDescriptor, NamedSchema, OperationDescriptor, OperationSecurity, ResponseDescriptor } from './descriptors';
-import type { SchemaRegistry } from './schema-registry';
+import type { HeaderDescriptor, NamedSchema, OperationDescriptor, OperationSecurity, ResponseDescriptor } from '../../openapi/descriptors';
+import type { JsonObject } from '../../openapi/operation-object';
+import type { SchemaRegistry } from '../../openapi/schema-registry';
 import { gatewayErrorOf, gatewayErrorSchema } from './schemas/common';
-
-/** An OpenAPI object as plain JSON. */
-export type JsonObject = { [key: string]: unknown };
 
 /** Names of the security schemes in `components.securitySchemes`. */
 export const securitySchemeNames = { bearer: 'merchantApiKey', payment: 'paymentSignature' } as const;
@@ -20,11 +18,6 @@ const securityRequirements: Record<OperationSecurity, JsonObject[]> = {
 
 // Statuses whose answers may carry Retry-After (renderGatewayError adds it whenever the error says when).
 const retryStatuses = new Set([202, 408, 429, 503]);
-
-/** `/ref/:refId` → `/ref/{refId}`. */
-export function openApiPath(routePath: string): string {
-  return routePath.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}');
-}
 
 /**
  * Every error code an operation can answer: its own, and what the engine and middleware add to a route of

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { utf8TextSchema } from '../schema-fields';
+import { utf8TextSchema } from '../../fields/schema-fields';
 import { createRefRequestSchema, lifetimeSecondsSchema, listPageQueryEntries, refListLimits } from '../refs/schemas';
 
 /** Lifetime of a refund intent created without `expiresInSecs`: 7 days. */

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { evmAddressSchema, networkFieldSchema, publicHttpsUrlSchema, utf8TextSchema } from '../schema-fields';
+import { evmAddressSchema, networkFieldSchema, publicHttpsUrlSchema, utf8TextSchema } from '../../fields/schema-fields';
 import { parseAtomicAmount } from './amount';
 
 /** Longest ref label, in UTF-8 bytes. */

@@ -24,7 +24,7 @@ import { defaultEvidenceRateLimits, defaultGatewayRateLimits, type EvidenceRateL
 import { receiveRoutes } from './receive-routes';
 import { recoverSettlementRoutes } from './recovery-routes';
 import { refRoutes } from './ref-routes';
-import type { OperationGroup } from '../openapi/descriptors';
+import type { OperationGroup } from '../../openapi/descriptors';
 import { gatewayOperationGroups } from '../openapi/gateway-operations';
 import { openApiRoutes } from './openapi-routes';
 

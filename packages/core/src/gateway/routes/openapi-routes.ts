@@ -1,8 +1,9 @@
 import { route } from '../../http/routes';
 import type { Route } from '../../http/types';
-import type { OperationGroup } from '../openapi/descriptors';
+import type { OperationGroup } from '../../openapi/descriptors';
 import { buildOpenApiDocument } from '../openapi/document';
-import { serializeOpenApiDocument, servedOperationGroups } from '../openapi/gateway-operations';
+import { serializeOpenApiDocument } from '../../openapi/document';
+import { servedOperationGroups } from '../openapi/gateway-operations';
 import { openApiMaxAgeSeconds } from '../openapi/operations/openapi-operations';
 
 /** What the OpenAPI route needs. */

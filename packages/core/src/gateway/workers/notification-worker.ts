@@ -3,9 +3,10 @@ import { createSqlJobQueue } from '../../storage/jobs/sql-job-queue';
 import { runWorker } from '../../storage/jobs/run-worker';
 import type { SqlClient } from '../../storage/sql-client';
 import type { Clock } from '../../time/clock';
-import { createNotificationDeliverer, type NotificationDeliveryOutcome } from '../notifications/notification-deliverer';
+import { createNotificationDeliverer } from '../notifications/notification-deliverer';
 import { notificationQueue, type NotificationJob } from '../notifications/notification-job';
-import type { NotificationTransport } from '../notifications/notification-transport';
+import type { NotificationTransport } from '../../webhooks/notification-transport';
+import type { NotificationDeliveryOutcome } from '../../webhooks/webhook-classification';
 import type { GatewayKeys } from '../secrets';
 import type { MerchantStore } from '../store/merchant-store';
 

@@ -1,4 +1,4 @@
-import type { NotificationTransport } from '../../gateway/notifications/notification-transport';
+import type { NotificationTransport } from '../../webhooks/notification-transport';
 
 /**
  * Resolves a host name to all of its addresses (`dns.lookup(host, { all: true })` on Node).

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import type { EvidenceAccessMode } from '../../evidence/evidence-settings';
 import { txHashSchema, txHistoryQuerySchema, txStatusQuerySchema, verifyReceiptRequestSchema, verifyRefundReceiptRequestSchema } from '../../evidence/schemas';
 import { verifyReceiptBodyLimit } from '../../routes/evidence-routes';
-import { named, type OperationGroup, type OperationSecurity } from '../descriptors';
+import { named, type OperationGroup, type OperationSecurity } from '../../../openapi/descriptors';
 import { receiptVerificationResponse, refundReceiptVerificationResponse, transferHistoryResponse, txStatusResponse } from '../schemas/evidence-responses';
 
 const noStore = { 'Cache-Control': { description: 'no-store: confirmations change with every block.', required: true, schema: v.literal('no-store') } };

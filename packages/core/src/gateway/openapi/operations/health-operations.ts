@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import type { ChainHealth } from '../../chain-health';
-import { named, type OperationGroup } from '../descriptors';
+import { named, type OperationGroup } from '../../../openapi/descriptors';
 import { addressOut, describes } from '../schemas/common';
 
 const chainHealth = describes<ChainHealth>()(

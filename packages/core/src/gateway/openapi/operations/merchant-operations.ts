@@ -1,8 +1,8 @@
 import * as v from 'valibot';
 import { challengeRequestSchema, credentialRequestSchema, registerRequestSchema } from '../../merchants/schemas';
 import { merchantBodyLimits } from '../../routes/merchant-routes';
-import { evmAddressSchema } from '../../schema-fields';
-import { named, type OperationGroup } from '../descriptors';
+import { evmAddressSchema } from '../../../fields/schema-fields';
+import { named, type OperationGroup } from '../../../openapi/descriptors';
 import {
   challengeResponse,
   merchantCredentialsResponse,

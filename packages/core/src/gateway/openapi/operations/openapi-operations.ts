@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { named, type OperationGroup } from '../descriptors';
+import { named, type OperationGroup } from '../../../openapi/descriptors';
 
 /** The top of an OpenAPI 3.1 document, as `GET /openapi.json` answers it (the rest is described by OpenAPI itself). */
 export const openApiDocumentResponse = named(

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { createOrderRequestSchema, listOrdersQuerySchema } from '../../orders/schemas';
 import { orderBodyLimit } from '../../routes/order-routes';
-import { named, type OperationGroup, type PathParamDescriptor } from '../descriptors';
+import { named, type OperationGroup, type PathParamDescriptor } from '../../../openapi/descriptors';
 import { orderPageResponse, orderResponse } from '../schemas/order-responses';
 
 /** The configuration order mode's groups need, as the document states it. */

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { payPageContentSecurityPolicy } from '../../routes/pay-page-routes';
-import type { HeaderDescriptor, OperationGroup } from '../descriptors';
+import type { HeaderDescriptor, OperationGroup } from '../../../openapi/descriptors';
 import { refIdParam } from './ref-operations';
 
 const html = ['text/html'];

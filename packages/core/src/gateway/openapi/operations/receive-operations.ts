@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import type { HeaderDescriptor, OperationGroup, ResponseDescriptor } from '../descriptors';
+import type { HeaderDescriptor, OperationGroup, ResponseDescriptor } from '../../../openapi/descriptors';
 import {
   paymentReceiptComponent,
   paymentRequiredHeaderSchema,

@@ -1,6 +1,6 @@
 import type { EvidenceAccessMode } from '../../evidence/evidence-settings';
 import { recoverSettlementBodyLimit, recoverSettlementRequestSchema } from '../../routes/recovery-routes';
-import { named, type OperationGroup } from '../descriptors';
+import { named, type OperationGroup } from '../../../openapi/descriptors';
 import { paymentReceiptComponent, refundReceiptComponent } from '../schemas/payment-responses';
 import { failedSettlementHeader, settlementResponses } from './receive-operations';
 

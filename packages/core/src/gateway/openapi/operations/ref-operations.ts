@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { createRefRequestSchema, listRefsQuerySchema } from '../../refs/schemas';
 import { refBodyLimit } from '../../routes/ref-routes';
-import { named, type OperationGroup, type PathParamDescriptor } from '../descriptors';
+import { named, type OperationGroup, type PathParamDescriptor } from '../../../openapi/descriptors';
 import { createdRefResponse, publicRefResponse, refPageResponse, refSnapshotSchema, revokedRefResponse } from '../schemas/ref-responses';
 
 /** A ref id in a path: 32 lowercase hex digits (anything else is `not_found`, like an unknown id). */

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { createRefundRequestSchema, rejectRefundRequestSchema, statelessRejectionRequestSchema } from '../../orders/schemas';
 import { refundBodyLimits } from '../../routes/refund-routes';
-import { named, type OperationGroup, type PathParamDescriptor } from '../descriptors';
+import { named, type OperationGroup, type PathParamDescriptor } from '../../../openapi/descriptors';
 import { refundIntentListResponse, refundIntentResponse, rejectedRefundReceiptComponent, statelessRejectionResponse } from '../schemas/order-responses';
 import { orderIdParam, orderModeCondition, orderNoStore } from './order-operations';
 

@@ -1,8 +1,8 @@
 import * as v from 'valibot';
 import { gatewayErrorCodes, type GatewayErrorCode } from '../../../errors/gateway';
 import type { GatewayErrorBody } from '../../../errors/render';
-import { named, type NamedSchema } from '../descriptors';
-import type { AnySchema } from '../json-schema';
+import { named, type NamedSchema } from '../../../openapi/descriptors';
+import type { AnySchema } from '../../../openapi/json-schema';
 
 // Template literal types (`0x${string}`, `${string}:${string}`) become index signatures in a mapped
 // type, so an empty object type extends `Record<T, 1>` exactly when T is `string` or such a pattern.

@@ -3,7 +3,7 @@ import type { ReceiptVerification } from '../../evidence/receipt-verification';
 import type { RefundReceiptVerification } from '../../evidence/refund-receipt-verification';
 import type { TransferHistoryPage } from '../../evidence/transfer-history';
 import type { TxStatusView } from '../../evidence/tx-status';
-import { named } from '../descriptors';
+import { named } from '../../../openapi/descriptors';
 import { addressOut, decimalOut, describes, hash32Out } from './common';
 
 /** Response schemas of the chain-evidence routes (`evidence-routes.ts`), each tied to its service type. */

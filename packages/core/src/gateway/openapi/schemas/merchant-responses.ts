@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import type { IssuedChallenge, IssuedCredentials, AttachedPayTo } from '../../merchants/registration-service';
 import type { MerchantProfile, RetiredPayTo, RevokedCredential, RotatedCredential } from '../../merchants/account-service';
-import { named } from '../descriptors';
+import { named } from '../../../openapi/descriptors';
 import { addressOut, describes, unixSeconds } from './common';
 
 /** Response schemas of the merchant routes (`merchant-routes.ts`), each tied to its service type. */

@@ -5,7 +5,7 @@ import type { OrderPage } from '../../orders/order-service';
 import type { OrderView, RefundRejectionView, RefundView } from '../../orders/order-views';
 import type { StatelessRejection } from '../../orders/refund-service';
 import { orderStatuses } from '../../orders/schemas';
-import { named } from '../descriptors';
+import { named } from '../../../openapi/descriptors';
 import { addressOut, decimalOut, describes, hash32Out, refIdOut, unixSeconds } from './common';
 
 /** Response schemas of order mode's order and refund routes (`order-routes.ts`, `refund-routes.ts`), each tied to its service type. */

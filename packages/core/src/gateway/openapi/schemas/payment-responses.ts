@@ -5,8 +5,8 @@ import type { SettlementFailureBody, SettlementSuccessBody } from '../../../x402
 import { paymentPayloadSchema, paymentRequiredSchema } from '../../../x402/wire';
 import type { x402ReceiptInfoSchema } from '../../../x402/x402-offer-receipt';
 import type { RefundSettlementBody } from '../../payments/refund-settlement';
-import { named } from '../descriptors';
-import type { AnySchema } from '../json-schema';
+import { named } from '../../../openapi/descriptors';
+import type { AnySchema } from '../../../openapi/json-schema';
 import { addressOut, caip2Out, describes, gatewayErrorOf, hash32Out, unixSeconds } from './common';
 
 /**

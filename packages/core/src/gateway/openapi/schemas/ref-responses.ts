@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import type { CreatedRef, PublicRef, RefPage, RefSnapshot, RevokedRef } from '../../refs/ref-service';
-import { named } from '../descriptors';
+import { named } from '../../../openapi/descriptors';
 import { addressOut, decimalOut, describes, refIdOut, unixSeconds } from './common';
 
 /** Response schemas of the ref routes (`ref-routes.ts`), each tied to its service type. */

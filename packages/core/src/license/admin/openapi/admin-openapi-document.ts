@@ -1,7 +1,6 @@
-import type { OpenApiDocument } from '../../../gateway/openapi/document';
-import { serializeOpenApiDocument } from '../../../gateway/openapi/gateway-operations';
-import type { JsonObject } from '../../../gateway/openapi/operation-object';
-import { SchemaRegistry } from '../../../gateway/openapi/schema-registry';
+import { serializeOpenApiDocument, type OpenApiDocument } from '../../../openapi/document';
+import type { JsonObject } from '../../../openapi/operation-object';
+import { SchemaRegistry } from '../../../openapi/schema-registry';
 import type { AdminOperation } from '../admin-operation';
 import { adminPathPrefix } from '../admin-route-table';
 import { adminDocumentPath, adminErrorComponent, adminErrorComponentOf, adminOperationErrorCodes, adminOperationObject, adminSecuritySchemeName, operationComponents } from './admin-operation-object';
@@ -41,7 +40,7 @@ const documentOperation: JsonObject = {
 /**
  * Builds the OpenAPI 3.1 document of the Admin API from its operations (the list the route table is
  * built from): one path per operation under `/v1/admin`, with the schemas of their `docs` converted by
- * the gateway's valibot → JSON Schema converter. Pure and deterministic: the same operations, in any
+ * the shared valibot → JSON Schema converter. Pure and deterministic: the same operations, in any
  * order, give the same document.
  *
  * @param operations - Every Admin operation of the server (`createLicenseAdminApi(...).operations`).

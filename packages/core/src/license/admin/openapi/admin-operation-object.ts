@@ -1,10 +1,10 @@
 import type { JsonSchema } from '@valibot/to-json-schema';
 import * as v from 'valibot';
 import { adminErrorCodes, type AdminErrorCode } from '../../../errors/admin';
-import { named, type NamedSchema } from '../../../gateway/openapi/descriptors';
-import type { AnySchema } from '../../../gateway/openapi/json-schema';
-import { openApiPath, type JsonObject } from '../../../gateway/openapi/operation-object';
-import type { SchemaRegistry } from '../../../gateway/openapi/schema-registry';
+import { named, type NamedSchema } from '../../../openapi/descriptors';
+import type { AnySchema } from '../../../openapi/json-schema';
+import { openApiPath, type JsonObject } from '../../../openapi/operation-object';
+import type { SchemaRegistry } from '../../../openapi/schema-registry';
 import { adminBodyLimit, type AdminOperation } from '../admin-operation';
 import { adminJsonMaxDepth, adminPageSize } from '../admin-input';
 import { adminPathPrefix } from '../admin-route-table';

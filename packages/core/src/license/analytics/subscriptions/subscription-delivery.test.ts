@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AdminError } from '../../../errors/admin';
-import { NotificationTransportError, type NotificationRequest, type NotificationTransport } from '../../../gateway/notifications/notification-transport';
+import { NotificationTransportError, type NotificationRequest, type NotificationTransport } from '../../../webhooks/notification-transport';
 import { ManualClock } from '../../../time/clock';
 import { verifyNotification } from '../../../x402/notifications/signature';
 import type { ClaimedDelivery } from './delivery-store';

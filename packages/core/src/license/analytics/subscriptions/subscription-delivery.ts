@@ -1,6 +1,6 @@
-import { NotificationTransportError, type NotificationTransport } from '../../../gateway/notifications/notification-transport';
-import { checkNotificationUrl, type NotificationUrlPolicy } from '../../../gateway/notifications/notification-url';
-import { webhookHost } from '../../../gateway/notifications/notification-deliverer';
+import { NotificationTransportError, type NotificationTransport } from '../../../webhooks/notification-transport';
+import { checkNotificationUrl, type NotificationUrlPolicy } from '../../../webhooks/notification-url';
+import { webhookHost } from '../../../webhooks/webhook-classification';
 import { utf8Encode } from '../../../crypto/utf8';
 import { AdminError } from '../../../errors/admin';
 import { unixSeconds, type Clock } from '../../../time/clock';

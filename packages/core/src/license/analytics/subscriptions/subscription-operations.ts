@@ -4,7 +4,7 @@ import { hexEncode } from '../../../crypto/hex';
 import { randomBytes, randomId, type RandomSource } from '../../../crypto/random';
 import { utf8Encode } from '../../../crypto/utf8';
 import { AdminError } from '../../../errors/admin';
-import { checkNotificationUrl, type NotificationUrlPolicy } from '../../../gateway/notifications/notification-url';
+import { checkNotificationUrl, type NotificationUrlPolicy } from '../../../webhooks/notification-url';
 import { pageOf, parseAdminInput, parseAdminPage } from '../../admin/admin-input';
 import { adminOperation, type AdminOperation } from '../../admin/admin-operation';
 import type { SubscriptionMetrics } from './subscription-delivery';

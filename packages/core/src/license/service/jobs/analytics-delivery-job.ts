@@ -3,7 +3,7 @@ import { createSubscriptionDeliverer, type SubscriptionAttemptOutcome, type Subs
 import { retryDelayMs } from '../../../storage/jobs/backoff';
 import type { BackoffOptions } from '../../../storage/jobs/job-queue';
 import type { Clock } from '../../../time/clock';
-import type { NotificationTransport } from '../../../gateway/notifications/notification-transport';
+import type { NotificationTransport } from '../../../webhooks/notification-transport';
 import type { SqlClient } from '../../../storage/sql-client';
 import type { LicenseLogSink } from '../logger';
 import { startPeriodicJob } from './periodic-job';

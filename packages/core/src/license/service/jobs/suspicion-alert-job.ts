@@ -4,8 +4,8 @@ import { runWorker } from '../../../storage/jobs/run-worker';
 import { suspicionAlertQueue } from '../../suspicion/sql-suspicion-ledger';
 import type { BackoffOptions, Job } from '../../../storage/jobs/job-queue';
 import type { Clock } from '../../../time/clock';
-import type { NotificationDeliveryOutcome } from '../../../gateway/notifications/notification-deliverer';
-import type { NotificationTransport } from '../../../gateway/notifications/notification-transport';
+import type { NotificationDeliveryOutcome } from '../../../webhooks/webhook-classification';
+import type { NotificationTransport } from '../../../webhooks/notification-transport';
 import type { SqlClient } from '../../../storage/sql-client';
 import type { LicenseLogSink } from '../logger';
 

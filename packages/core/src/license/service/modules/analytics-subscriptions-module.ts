@@ -3,7 +3,7 @@ import { parseMetricQuery, queryMetricSeries } from '../../analytics/metric-quer
 import { subscriptionOperations } from '../../analytics/subscriptions/subscription-operations';
 import type { SqlClient } from '../../../storage/sql-client';
 import type { SubscriptionMetricQuery, SubscriptionMetrics } from '../../analytics/subscriptions/subscription-delivery';
-import { notificationAddressAllowed, type NotificationUrlPolicy } from '../../../gateway/notifications/notification-url';
+import { notificationAddressAllowed, type NotificationUrlPolicy } from '../../../webhooks/notification-url';
 import { parseIpv4, parseIpv6 } from '../../../net/ip-ranges';
 import type { LicenseHostResolver } from '../license-network';
 import { startAnalyticsDeliveryJob, type AnalyticsDeliveryJobOptions } from '../jobs/analytics-delivery-job';

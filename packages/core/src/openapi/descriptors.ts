@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import type { GatewayErrorCode } from '../../errors/gateway';
+import type { GatewayErrorCode } from '../errors/gateway';
 import type { AnySchema } from './json-schema';
 
 /**

@@ -1,6 +1,6 @@
 import { toJsonSchema, toJsonSchemaDefs, type ConversionConfig, type JsonSchema, type OverrideActionContext, type OverrideSchemaContext } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
-import { evmAddressSchema, publicHttpsUrlSchema } from '../schema-fields';
+import { evmAddressSchema, publicHttpsUrlSchema } from '../fields/schema-fields';
 
 /**
  * Valibot → JSON Schema (draft 2020-12, the dialect of OpenAPI 3.1) for the gateway's OpenAPI document,

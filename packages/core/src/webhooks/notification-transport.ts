@@ -1,4 +1,4 @@
-import { TollgateError } from '../../errors/base';
+import { TollgateError } from '../errors/base';
 
 /** One notification POST as the deliverer hands it to a transport. */
 export interface NotificationRequest {

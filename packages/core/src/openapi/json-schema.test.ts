@@ -1,9 +1,9 @@
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { listRefsQuerySchema } from '../refs/schemas';
-import { evmAddressSchema, publicHttpsUrlSchema, utf8TextSchema } from '../schema-fields';
-import { networkSchema } from '../../x402/wire';
-import { describes } from './schemas/common';
+import { listRefsQuerySchema } from '../gateway/refs/schemas';
+import { evmAddressSchema, publicHttpsUrlSchema, utf8TextSchema } from '../fields/schema-fields';
+import { networkSchema } from '../x402/wire';
+import { describes } from '../gateway/openapi/schemas/common';
 import { toComponentSchemas, toInlineSchema } from './json-schema';
 
 describe('valibot → JSON Schema for the OpenAPI document', () => {

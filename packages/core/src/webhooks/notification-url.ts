@@ -1,5 +1,5 @@
-import { classifyIpAddress, type IpAddressKind } from '../../net/ip-ranges';
-import { checkPublicHttpsUrl, type PublicHttpsUrlCheck } from '../../net/url-safety';
+import { classifyIpAddress, type IpAddressKind } from '../net/ip-ranges';
+import { checkPublicHttpsUrl, type PublicHttpsUrlCheck } from '../net/url-safety';
 
 /** Options shared by every notification URL and address check. */
 export interface NotificationUrlPolicy {

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { parseGatewayInput } from './routes/parse-input';
+import { parseGatewayInput } from '../gateway/routes/parse-input';
 import { findInvisibleFormatting, utf8TextSchema } from './schema-fields';
 
 const label = utf8TextSchema(120);
