@@ -10,9 +10,9 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hexEncode, randomBytes, verifyArtifact as verifyInNode } from '@tollgate/core';
 import { packages } from '../../../scripts/workspace.mjs';
-import { issueClientLicense, newDevice, openClientBench, type ClientBench } from '../../license-server/test/client-harness';
+import { issueClientLicense, newDevice, openClientBench, type ClientBench } from '../../license-server/test/client/client-harness';
 import { bodyBytes, protoHeaders, serverEngines } from '../../license-server/test/helpers';
-import { currentKeyset } from '../../license-server/test/admin-license-fixtures';
+import { currentKeyset } from '../../license-server/test/admin/admin-license-fixtures';
 import { findChromium, launchChromium, runningInCi } from '../../gateway-server/test/pay-page/browser';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');

@@ -23,9 +23,9 @@ import {
   type DeviceCallOptions,
   type FetchFunction,
 } from '@tollgate/client-sdk';
-import { freshKey } from './admin-harness';
-import { issueLicenses, seedPolicy } from './admin-license-fixtures';
-import { openClientBench, type ClientBench } from './client-harness';
+import { freshKey } from './admin/admin-harness';
+import { issueLicenses, seedPolicy } from './admin/admin-license-fixtures';
+import { openClientBench, type ClientBench } from './client/client-harness';
 import { serverEngines } from './helpers';
 
 const clientInfo: ClientInfo = { appVersion: '1.0.0', sdkVersion: '0.1.0', os: 'linux', arch: 'x64' };

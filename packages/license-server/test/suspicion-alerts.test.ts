@@ -6,8 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyNotification } from '@tollgate/core';
-import { freshKey } from './admin-harness';
-import { issueClientLicense, newDevice, openClientBench, validateBody, postCbor, expectClientError, type ClientBench } from './client-harness';
+import { freshKey } from './admin/admin-harness';
+import { issueClientLicense, newDevice, openClientBench, validateBody, postCbor, expectClientError, type ClientBench } from './client/client-harness';
 import { serverEngines } from './helpers';
 import { startReceiver, type Receiver } from './subscriptions/subscription-bench';
 

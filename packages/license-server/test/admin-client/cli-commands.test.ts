@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openAdminHarness, type AdminHarness } from '../admin-harness';
-import { issueLicenses, seedMachines, seedPolicy } from '../admin-license-fixtures';
+import { openAdminHarness, type AdminHarness } from '../admin/admin-harness';
+import { issueLicenses, seedMachines, seedPolicy } from '../admin/admin-license-fixtures';
 import { serverEngines } from '../helpers';
 import { openCliRunner, type CliRunner } from './cli-runner';
 

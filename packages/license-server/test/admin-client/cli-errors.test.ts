@@ -2,8 +2,8 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openAdminHarness, type AdminHarness } from '../admin-harness';
-import { issueLicenses, seedPolicy } from '../admin-license-fixtures';
+import { openAdminHarness, type AdminHarness } from '../admin/admin-harness';
+import { issueLicenses, seedPolicy } from '../admin/admin-license-fixtures';
 import { serverEngines } from '../helpers';
 import { openCliRunner, type CliRunner } from './cli-runner';
 

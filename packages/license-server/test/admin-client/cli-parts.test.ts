@@ -9,8 +9,8 @@ import { resolveConnection } from '../../../admin-client/src/cli/connection';
 import { renderTable } from '../../../admin-client/src/cli/output';
 import { createProgress } from '../../../admin-client/src/cli/progress';
 import { runAdminCli } from '../../../admin-client/src/cli/run-cli';
-import { openAdminHarness, type AdminHarness } from '../admin-harness';
-import { seedPolicy } from '../admin-license-fixtures';
+import { openAdminHarness, type AdminHarness } from '../admin/admin-harness';
+import { seedPolicy } from '../admin/admin-license-fixtures';
 import { serverEngines } from '../helpers';
 
 describe('tollgate-admin parts', () => {

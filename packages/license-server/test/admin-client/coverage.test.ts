@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAdminClient } from '@tollgate/admin-client';
-import { openAdminHarness, type AdminHarness } from '../admin-harness';
+import { openAdminHarness, type AdminHarness } from '../admin/admin-harness';
 import { serverEngines } from '../helpers';
 
 /** One request the client sent: its method and path under `/v1/admin`. */

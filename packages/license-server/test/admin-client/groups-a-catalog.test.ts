@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomId } from '@tollgate/core';
 import { createAdminClient, type AdminClient } from '@tollgate/admin-client';
-import { openAdminHarness, type AdminHarness } from '../admin-harness';
+import { openAdminHarness, type AdminHarness } from '../admin/admin-harness';
 import { serverEngines } from '../helpers';
 
 /** The error a call rejects with (fails the test when it resolves). */

@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSqlVendorStore, randomId } from '@tollgate/core';
 import { createAdminClient, type AdminClient } from '@tollgate/admin-client';
-import { openAdminHarness, type AdminHarness } from '../admin-harness';
-import { seedCatalog, seedMachines, seedPolicy, seedSubscription, snapshotTables } from '../admin-license-fixtures';
+import { openAdminHarness, type AdminHarness } from '../admin/admin-harness';
+import { seedCatalog, seedMachines, seedPolicy, seedSubscription, snapshotTables } from '../admin/admin-license-fixtures';
 import { serverEngines } from '../helpers';
 
 /** The error a call rejects with (fails the test when it resolves). */

@@ -7,8 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StartLicenseOptions } from '@tollgate/license-server';
 import { createAdminClient, type AdminClient } from '@tollgate/admin-client';
-import { openAdminHarness, type AdminHarness } from '../admin-harness';
-import { snapshotTables } from '../admin-license-fixtures';
+import { openAdminHarness, type AdminHarness } from '../admin/admin-harness';
+import { snapshotTables } from '../admin/admin-license-fixtures';
 import { dsrMasterKeyHex, seedSubject, type SeededSubject } from '../dsr/dsr-fixtures';
 import { serverEngines } from '../helpers';
 

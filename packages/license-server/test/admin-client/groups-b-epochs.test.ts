@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAdminClient, type AdminClient } from '@tollgate/admin-client';
-import { snapshotTables } from '../admin-license-fixtures';
+import { snapshotTables } from '../admin/admin-license-fixtures';
 import { serverEngines } from '../helpers';
 import { openEpochBench, rootPublicHex, signRequest, type EpochBench } from '../epochs/epoch-bench';
 

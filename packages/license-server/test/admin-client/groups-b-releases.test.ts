@@ -6,9 +6,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { integrityManifestSigningMessage, verifyEd25519 } from '@tollgate/core';
 import { createAdminClient, type AdminClient } from '@tollgate/admin-client';
-import { openAdminHarness, type AdminHarness } from '../admin-harness';
-import { seedCatalog, snapshotTables } from '../admin-license-fixtures';
-import { randomHex32, seedReleaseMachines } from '../admin-releases-fixtures';
+import { openAdminHarness, type AdminHarness } from '../admin/admin-harness';
+import { seedCatalog, snapshotTables } from '../admin/admin-license-fixtures';
+import { randomHex32, seedReleaseMachines } from '../admin/admin-releases-fixtures';
 import { serverEngines } from '../helpers';
 import { manifestFor } from '../integrity/integrity-fixtures';
 

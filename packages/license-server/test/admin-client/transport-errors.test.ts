@@ -8,8 +8,8 @@ import { adminErrorCodes, type AdminErrorCode } from '@tollgate/core';
 import { AdminApiError } from '../../../admin-client/src/errors';
 import { createTransport } from '../../../admin-client/src/transport';
 import type { AdminRequest, AdminTransport } from '../../../admin-client/src/transport-types';
-import { openAdminHarness, type AdminHarness } from '../admin-harness';
-import { issueLicenses, seedPolicy } from '../admin-license-fixtures';
+import { openAdminHarness, type AdminHarness } from '../admin/admin-harness';
+import { issueLicenses, seedPolicy } from '../admin/admin-license-fixtures';
 import { openEpochBench, type EpochBench } from '../epochs/epoch-bench';
 import { serverEngines } from '../helpers';
 

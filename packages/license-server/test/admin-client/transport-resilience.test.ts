@@ -9,8 +9,8 @@ import * as v from 'valibot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdminResponseError } from '../../../admin-client/src/errors';
 import { createTransport } from '../../../admin-client/src/transport';
-import { openAdminHarness, type AdminHarness } from '../admin-harness';
-import { seedPolicy } from '../admin-license-fixtures';
+import { openAdminHarness, type AdminHarness } from '../admin/admin-harness';
+import { seedPolicy } from '../admin/admin-license-fixtures';
 import { serverEngines } from '../helpers';
 
 const issued = v.looseObject({ ok: v.literal(true), licenses: v.array(v.looseObject({ license_id: v.string() })) });

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rollupAnalyticsDay } from '@tollgate/core';
 import { seededRandom, type SeededRandom } from '@tollgate/core/testing';
-import { openAdminHarness, type AdminHarness } from '../admin-harness';
+import { openAdminHarness, type AdminHarness } from '../admin/admin-harness';
 import { serverEngines } from '../helpers';
 
 const names = ['ids', 'from', 'to', 'granularity', 'group_by', 'format', 'limit', 'cursor', 'kind', 'product_id', 'x', ''];

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyticsEventErasure, analyticsPseudonym, deriveAnalyticsKeys, exportAnalyticsEvents, hexEncode, ManualClock, type MachineRecord } from '@tollgate/core';
-import { issueClientLicense, newDevice, openClientBench, type ClientBench } from '../client-harness';
+import { issueClientLicense, newDevice, openClientBench, type ClientBench } from '../client/client-harness';
 import { serverEngines } from '../helpers';
 import { dayOf, eventually, midnightOf, ndjson, rolledUp, rollupRows } from './analytics-fixtures';
 

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deriveAnalyticsKeys, hexEncode, hmacSha256, hllRelativeStandardError, ManualClock, rollupAnalyticsDay, utf8Encode, type SqlClient } from '@tollgate/core';
 import pino from 'pino';
 import { runAnalyticsRollup } from '@tollgate/core';
-import { openAdminHarness, type AdminHarness } from '../admin-harness';
+import { openAdminHarness, type AdminHarness } from '../admin/admin-harness';
 import { serverEngines } from '../helpers';
 import { dayOf, eventually, midnightOf, rolledUp, rollupRows } from './analytics-fixtures';
 

@@ -8,9 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assetKeyFingerprintHex, base64Encode, deriveAssetKeySealKey, hexDecode, hexEncode, openAssetKey, randomBytes } from '@tollgate/core';
 import { loadLicenseConfig, resolveMasterKey } from '@tollgate/license-server';
 import { seededRandom } from '@tollgate/core/testing';
-import { freshKey, openAdminHarness, type AdminHarness } from '../admin-harness';
-import { seedCatalog } from '../admin-license-fixtures';
-import { registerRelease, releaseBody } from '../admin-releases-fixtures';
+import { freshKey, openAdminHarness, type AdminHarness } from '../admin/admin-harness';
+import { seedCatalog } from '../admin/admin-license-fixtures';
+import { registerRelease, releaseBody } from '../admin/admin-releases-fixtures';
 import { serverEngines } from '../helpers';
 
 for (const engine of serverEngines) {

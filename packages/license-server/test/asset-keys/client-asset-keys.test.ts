@@ -9,9 +9,9 @@ import { x25519 } from '@noble/curves/ed25519.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hexDecode, sealAsset, type ClientInfo, type MachineCredential, type ValidationTicket } from '@tollgate/core';
 import { assetKeyFeatures, openAsset, readAssetHeader, unwrapAssetKey } from '@tollgate/client-sdk';
-import { freshKey } from '../admin-harness';
-import { seedCatalog } from '../admin-license-fixtures';
-import { registerRelease, releaseBody } from '../admin-releases-fixtures';
+import { freshKey } from '../admin/admin-harness';
+import { seedCatalog } from '../admin/admin-license-fixtures';
+import { registerRelease, releaseBody } from '../admin/admin-releases-fixtures';
 import {
   defaultClientInfo,
   issueClientLicense,
@@ -25,7 +25,7 @@ import {
   type ClientBench,
   type Device,
   type Seat,
-} from '../client-harness';
+} from '../client/client-harness';
 import { serverEngines } from '../helpers';
 
 type Release = { release_id: string; build_fingerprint: string; app_version: string };

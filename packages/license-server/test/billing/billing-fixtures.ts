@@ -4,7 +4,7 @@
  */
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import type { SqlClient } from '@tollgate/core';
-import { freshKey, type AdminHarness } from '../admin-harness';
+import { freshKey, type AdminHarness } from '../admin/admin-harness';
 
 /** Secrets the billing suites configure. */
 export const secrets = {

@@ -6,8 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mutateBytes, seededRandom, type SeededRandom } from '@tollgate/core/testing';
-import { openAdminHarness, type AdminHarness } from '../admin-harness';
-import { issueLicenses, seedPolicy } from '../admin-license-fixtures';
+import { openAdminHarness, type AdminHarness } from '../admin/admin-harness';
+import { issueLicenses, seedPolicy } from '../admin/admin-license-fixtures';
 import { serverEngines } from '../helpers';
 import { billingEnv, billingEventId, checkoutToken, lemonEvent, paddleEvent, postWebhook, signatureHeaders, stripeEvent, stripeSubscription, type Provider } from './billing-fixtures';
 

@@ -6,9 +6,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hexEncode } from '@tollgate/core';
-import { seedPolicy } from '../admin-license-fixtures';
-import { newDevice, openClientBench, signedInAccount, type ClientBench } from '../client-harness';
-import { killOrderOf, licensedDevice, ticketOf } from '../client-session-helpers';
+import { seedPolicy } from '../admin/admin-license-fixtures';
+import { newDevice, openClientBench, signedInAccount, type ClientBench } from '../client/client-harness';
+import { killOrderOf, licensedDevice, ticketOf } from '../client/client-session-helpers';
 import { serverEngines } from '../helpers';
 import { billingEnv, billingEventId, checkoutToken, freshId, lemonEvent, licenseRow, paddleEvent, processed, sendEvent, stripeEvent, stripeSubscription, type Provider } from './billing-fixtures';
 

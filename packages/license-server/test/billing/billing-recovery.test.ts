@@ -5,8 +5,8 @@
  * transaction makes the attempt fail and retry with backoff instead of being lost.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openAdminHarness, type AdminHarness } from '../admin-harness';
-import { issueLicenses, seedPolicy } from '../admin-license-fixtures';
+import { openAdminHarness, type AdminHarness } from '../admin/admin-harness';
+import { issueLicenses, seedPolicy } from '../admin/admin-license-fixtures';
 import { serverEngines } from '../helpers';
 import { billingEnv, checkoutToken, eventRow, freshId, licenseRow, processed, sendEvent, stripeEvent, stripeSubscription } from './billing-fixtures';
 

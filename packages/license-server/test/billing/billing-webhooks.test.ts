@@ -5,7 +5,7 @@
  * no-store). The queue is observed in `license_billing_events`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openAdminHarness, type AdminHarness } from '../admin-harness';
+import { openAdminHarness, type AdminHarness } from '../admin/admin-harness';
 import { serverEngines } from '../helpers';
 import { billingEnv, billingEventId, eventRow, freshId, lemonEvent, paddleEvent, postWebhook, secrets, sendEvent, signatureHeaders, stripeEvent, stripeSubscription, type Provider } from './billing-fixtures';
 

@@ -5,9 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyticsPseudonym, deriveAnalyticsKeys, deriveTelemetryPseudonymKey, drainAnalyticsOutbox, telemetrySubject } from '@tollgate/core';
-import { freshKey } from '../admin-harness';
-import { newDevice, openClientBench, type ClientBench } from '../client-harness';
-import { activateAnother, licensedDevice } from '../client-session-helpers';
+import { freshKey } from '../admin/admin-harness';
+import { newDevice, openClientBench, type ClientBench } from '../client/client-harness';
+import { activateAnother, licensedDevice } from '../client/client-session-helpers';
 import { serverEngines } from '../helpers';
 import { dsrMasterKey, dsrMasterKeyHex, tablesMentioning } from './dsr-fixtures';
 

@@ -3,8 +3,8 @@
  * everything, so this would pass there without proving anything).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshKey, type AdminHarness } from '../admin-harness';
-import { issueLicenses, seedMachines, seedPolicy } from '../admin-license-fixtures';
+import { freshKey, type AdminHarness } from '../admin/admin-harness';
+import { issueLicenses, seedMachines, seedPolicy } from '../admin/admin-license-fixtures';
 import { serverEngines } from '../helpers';
 import { openDsrBench } from './dsr-fixtures';
 

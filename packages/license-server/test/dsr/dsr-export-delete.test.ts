@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyticsPseudonym, deriveAnalyticsKeys, drainAnalyticsOutbox, rollupAnalyticsDay } from '@tollgate/core';
-import { freshKey, type AdminHarness } from '../admin-harness';
+import { freshKey, type AdminHarness } from '../admin/admin-harness';
 import { serverEngines } from '../helpers';
 import { dsrMasterKey, licenseTables, openDsrBench, seedSubject, stableSnapshot, tablesMentioning, type SeededSubject } from './dsr-fixtures';
 

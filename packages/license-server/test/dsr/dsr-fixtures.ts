@@ -7,8 +7,8 @@
 import { deriveTelemetryPseudonymKey, hexEncode, randomBytes, randomId, telemetrySubject, type BootstrappedVendor } from '@tollgate/core';
 import type { TestEngine } from '@tollgate/core/testing';
 import type { StartLicenseOptions } from '@tollgate/license-server';
-import { freshKey, openAdminHarness, type AdminHarness } from '../admin-harness';
-import { issueLicenses, seedMachines, seedPolicy, seedSubscription, snapshotTables } from '../admin-license-fixtures';
+import { freshKey, openAdminHarness, type AdminHarness } from '../admin/admin-harness';
+import { issueLicenses, seedMachines, seedPolicy, seedSubscription, snapshotTables } from '../admin/admin-license-fixtures';
 
 /** The master key the DSR benches run with (the pseudonym keys derive from it). */
 export const dsrMasterKeyHex = 'd5'.repeat(32);

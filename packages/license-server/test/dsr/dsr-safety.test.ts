@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seededRandom } from '@tollgate/core/testing';
-import { freshKey, type AdminCallOptions, type AdminHarness } from '../admin-harness';
+import { freshKey, type AdminCallOptions, type AdminHarness } from '../admin/admin-harness';
 import { serverEngines } from '../helpers';
 import { openDsrBench, seedSubject, stableSnapshot } from './dsr-fixtures';
 

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeKeyset, encodeKeyset, hexEncode, randomBytes, rootKeyIdHex, verifyKeyset } from '@tollgate/core';
 import { loadEpochCertificate } from '../../src/ceremony/ceremony';
-import { freshKey } from '../admin-harness';
+import { freshKey } from '../admin/admin-harness';
 import { bodyBytes, protoHeaders, serverEngines } from '../helpers';
 import { eventually, openEpochBench, rootPublicHex, signRequest, type EpochBench } from './epoch-bench';
 

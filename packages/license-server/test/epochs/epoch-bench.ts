@@ -27,7 +27,7 @@ import type { TestEngine } from '@tollgate/core/testing';
 import { loadLicenseConfig, type RunningLicenseServer, type StartLicenseOptions } from '@tollgate/license-server';
 import { createEpochRequest, devKeyPaths, resolveMasterKey } from '../../src/ceremony/ceremony';
 import { readRootKeyFile } from '../../src/ceremony/key-files';
-import { adminCaller, freshKey, type AdminAnswer, type AdminCallOptions, type AdminHarness } from '../admin-harness';
+import { adminCaller, freshKey, type AdminAnswer, type AdminCallOptions, type AdminHarness } from '../admin/admin-harness';
 import { openServerSandbox, protoHeaders, type ServerSandbox } from '../helpers';
 
 /** The bench. */

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hexEncode } from '@tollgate/core';
 import { mutateBytes, seededRandom, type SeededRandom } from '@tollgate/core/testing';
-import { freshKey } from '../admin-harness';
+import { freshKey } from '../admin/admin-harness';
 import { serverEngines } from '../helpers';
 import { openEpochBench, rootPublicHex, signRequest, type EpochBench } from './epoch-bench';
 

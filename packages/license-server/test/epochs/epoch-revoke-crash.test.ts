@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hexDecode } from '@tollgate/core';
-import { freshKey, type AdminAnswer } from '../admin-harness';
+import { freshKey, type AdminAnswer } from '../admin/admin-harness';
 import { describeFault, injectedFaultMessage, withFault, type InjectedFault } from '../fault-triggers';
 import { serverEngines } from '../helpers';
 import { openEpochBench, type EpochBench } from './epoch-bench';

@@ -7,9 +7,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock, decodeKeyset, hexDecode, inspectArtifact, type ArtifactError } from '@tollgate/core';
 import { createArtifactVerifier, createKeysetFetcher, createRevocationFollower } from '@tollgate/client-sdk';
-import { freshKey } from '../admin-harness';
-import { issueLicenses, seedPolicy, snapshotTables } from '../admin-license-fixtures';
-import { activationBody, newDevice, postCbor } from '../client-harness';
+import { freshKey } from '../admin/admin-harness';
+import { issueLicenses, seedPolicy, snapshotTables } from '../admin/admin-license-fixtures';
+import { activationBody, newDevice, postCbor } from '../client/client-harness';
 import { protoHeaders, serverEngines } from '../helpers';
 import { eventually, openEpochBench, readFeedAt, type EpochBench } from './epoch-bench';
 

@@ -8,7 +8,7 @@ import { createNodeEd25519Signer } from '@tollgate/core/node';
 import { loadLicenseConfig } from '@tollgate/license-server';
 import { createEpochRequest, devKeyPaths, resolveMasterKey } from '../../src/ceremony/ceremony';
 import { readRootKeyFile } from '../../src/ceremony/key-files';
-import { freshKey, type AdminHarness } from '../admin-harness';
+import { freshKey, type AdminHarness } from '../admin/admin-harness';
 
 /**
  * Creates and loads an epoch scoped to `vendor`'s product on a dev-mode bench.

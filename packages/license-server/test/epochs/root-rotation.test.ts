@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hexEncode, randomBytes, rootKeyIdHex, type RevocationBatch } from '@tollgate/core';
 import { createKeysetFetcher, createRevocationFollower } from '@tollgate/client-sdk';
 import { createEpochRequest } from '../../src/ceremony/ceremony';
-import { freshKey } from '../admin-harness';
+import { freshKey } from '../admin/admin-harness';
 import { serverEngines } from '../helpers';
 import { openEpochBench, rootPublicHex, signRequest, type EpochBench } from './epoch-bench';
 

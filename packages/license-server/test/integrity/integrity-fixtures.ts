@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { encodeIntegrityManifest, hexDecode, randomBytes, sha256, utf8Encode } from '@tollgate/core';
 import type { TestEngine } from '@tollgate/core/testing';
-import { freshKey, openAdminHarness, type AdminHarness } from '../admin-harness';
+import { freshKey, openAdminHarness, type AdminHarness } from '../admin/admin-harness';
 
 /** A valid manifest of `productId` naming `fingerprint` (hex) as its signer. */
 export function manifestFor(productId: string, fingerprint: string, options: { files?: number; appVersion?: string } = {}): Uint8Array {

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeCanonical, hexDecode, type CborValue } from '@tollgate/core';
 import { mutateBytes, randomCbor, seededRandom } from '@tollgate/core/testing';
-import { freshKey, type AdminHarness } from '../admin-harness';
+import { freshKey, type AdminHarness } from '../admin/admin-harness';
 import { serverEngines } from '../helpers';
 import { ciClaims, manifestFor, mintJwt, openOidcBench, registerKey, signRequest, type JwksServer, type RsaSigner } from './integrity-fixtures';
 

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { integrityManifestSigningMessage, randomId, verifyEd25519 } from '@tollgate/core';
-import type { AdminHarness } from '../admin-harness';
+import type { AdminHarness } from '../admin/admin-harness';
 import { serverEngines } from '../helpers';
 import { ciClaims, manifestFor, mintJwt, openOidcBench, registerKey, rsaSigner, signRequest, type JwksServer, type RsaSigner } from './integrity-fixtures';
 

@@ -3,7 +3,7 @@
  * signature is either audited before the revocation or refused, never issued after it committed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshKey, openAdminHarness, type AdminHarness } from '../admin-harness';
+import { freshKey, openAdminHarness, type AdminHarness } from '../admin/admin-harness';
 import { serverEngines } from '../helpers';
 import { manifestFor, registerKey, signRequest } from './integrity-fixtures';
 

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hexEncode, integrityManifestSigningMessage, verifyEd25519 } from '@tollgate/core';
-import { openAdminHarness, type AdminHarness } from '../admin-harness';
+import { openAdminHarness, type AdminHarness } from '../admin/admin-harness';
 import { describeFault, injectedFaultMessage, withFault, type InjectedFault } from '../fault-triggers';
 import { serverEngines } from '../helpers';
 import { manifestFor, registerKey, signRequest } from './integrity-fixtures';

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeCanonical, hexDecode, hexEncode, integrityManifestSigningMessage, integritySignerFingerprint, randomBytes, sha256, verifyEd25519 } from '@tollgate/core';
 import { verifyManifestSignature } from '@tollgate/client-sdk';
-import { freshKey, openAdminHarness, type AdminHarness } from '../admin-harness';
+import { freshKey, openAdminHarness, type AdminHarness } from '../admin/admin-harness';
 import { serverEngines } from '../helpers';
 import { manifestFor, registerKey, signRequest } from './integrity-fixtures';
 

@@ -14,9 +14,9 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { hexEncode } from '@tollgate/core';
 import { channels, startLicensing, type LicenseSnapshot } from '../../../../examples/license-electron/main';
-import { freshKey } from '../admin-harness';
-import { seedCatalog } from '../admin-license-fixtures';
-import { issueClientLicense, openClientBench, type ClientBench } from '../client-harness';
+import { freshKey } from '../admin/admin-harness';
+import { seedCatalog } from '../admin/admin-license-fixtures';
+import { issueClientLicense, openClientBench, type ClientBench } from '../client/client-harness';
 import { serverEngines } from '../helpers';
 import { fakeElectron } from './fake-electron';
 

@@ -3,10 +3,10 @@
 // order the keys are gone with the stored record.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hexDecode, sealAsset } from '@tollgate/core';
-import { freshKey } from '../admin-harness';
-import { seedCatalog } from '../admin-license-fixtures';
-import { registerRelease, releaseBody } from '../admin-releases-fixtures';
-import { defaultClientInfo, issueClientLicense, openClientBench, type ClientBench } from '../client-harness';
+import { freshKey } from '../admin/admin-harness';
+import { seedCatalog } from '../admin/admin-license-fixtures';
+import { registerRelease, releaseBody } from '../admin/admin-releases-fixtures';
+import { defaultClientInfo, issueClientLicense, openClientBench, type ClientBench } from '../client/client-harness';
 import { serverEngines } from '../helpers';
 import { clientRig } from './helpers';
 

@@ -5,9 +5,9 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createMemoryStorage, decodeStoredLicense, type StateChange } from '@tollgate/client-sdk';
 import { hexDecode, type ClientInfo, type KillOrder } from '@tollgate/core';
-import { freshKey } from '../admin-harness';
-import { registerRelease, releaseBody } from '../admin-releases-fixtures';
-import { defaultClientInfo, issueClientLicense, openClientBench, type ClientBench } from '../client-harness';
+import { freshKey } from '../admin/admin-harness';
+import { registerRelease, releaseBody } from '../admin/admin-releases-fixtures';
+import { defaultClientInfo, issueClientLicense, openClientBench, type ClientBench } from '../client/client-harness';
 import { serverEngines } from '../helpers';
 import { clientRig, failingStorage } from './helpers';
 import { eventually } from '../../../../test/eventually';

@@ -5,10 +5,10 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { decodeStoredLicense, type StateChange } from '@tollgate/client-sdk';
 import { hexDecode, ManualClock, sealAsset, type ClientInfo } from '@tollgate/core';
-import { freshKey } from '../admin-harness';
-import { seedCatalog } from '../admin-license-fixtures';
-import { registerRelease, releaseBody } from '../admin-releases-fixtures';
-import { defaultClientInfo, issueClientLicense, openClientBench, type ClientBench } from '../client-harness';
+import { freshKey } from '../admin/admin-harness';
+import { seedCatalog } from '../admin/admin-license-fixtures';
+import { registerRelease, releaseBody } from '../admin/admin-releases-fixtures';
+import { defaultClientInfo, issueClientLicense, openClientBench, type ClientBench } from '../client/client-harness';
 import { serverEngines } from '../helpers';
 import { clientRig } from './helpers';
 import { eventually } from '../../../../test/eventually';

@@ -3,8 +3,8 @@
 // wired to a real license server through them.
 import { hexEncode, ManualClock } from '@tollgate/core';
 import { createLicenseClient, createMemoryStorage, type LicenseClient, type LicenseClientOptions, type LicenseStorage, type Scheduler } from '@tollgate/client-sdk';
-import type { ClientBench } from '../client-harness';
-import { defaultClientInfo } from '../client-harness';
+import type { ClientBench } from '../client/client-harness';
+import { defaultClientInfo } from '../client/client-harness';
 
 /** Timers run by hand: `advance` moves the clock and runs what fell due, in order. */
 export class ManualScheduler implements Scheduler {

@@ -4,7 +4,7 @@
 // fails verification still locks at once (life-cycle.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { usableStates, type StateChange } from '@tollgate/client-sdk';
-import { issueClientLicense, openClientBench, type ClientBench } from '../client-harness';
+import { issueClientLicense, openClientBench, type ClientBench } from '../client/client-harness';
 import { serverEngines } from '../helpers';
 import { clientRig } from './helpers';
 

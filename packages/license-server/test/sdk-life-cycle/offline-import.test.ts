@@ -3,7 +3,7 @@
 // restart without network verifies the stored credential with the answer's certificates.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { relayOfflineRequest } from '@tollgate/client-sdk';
-import { issueClientLicense, openClientBench, type ClientBench } from '../client-harness';
+import { issueClientLicense, openClientBench, type ClientBench } from '../client/client-harness';
 import { serverEngines } from '../helpers';
 import { clientRig } from './helpers';
 

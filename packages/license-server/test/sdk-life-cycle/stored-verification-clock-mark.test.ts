@@ -3,7 +3,7 @@
 // verify at their own signed time, fresh answers at the device's clock, not at the far-future mark.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { decodeStoredLicense, encodeStoredLicense } from '@tollgate/client-sdk';
-import { issueClientLicense, openClientBench, type ClientBench } from '../client-harness';
+import { issueClientLicense, openClientBench, type ClientBench } from '../client/client-harness';
 import { serverEngines } from '../helpers';
 import { clientRig } from './helpers';
 import { eventually } from '../../../../test/eventually';

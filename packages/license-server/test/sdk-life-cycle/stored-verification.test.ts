@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeStoredLicense, verifyKeyset, type StateChange } from '@tollgate/client-sdk';
 import { ManualClock } from '@tollgate/core';
-import { issueClientLicense, openClientBench, type ClientBench } from '../client-harness';
+import { issueClientLicense, openClientBench, type ClientBench } from '../client/client-harness';
 import { serverEngines } from '../helpers';
 import { clientRig } from './helpers';
 

@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeCanonical, ManualClock } from '@tollgate/core';
 import { decodeStoredLicense } from '@tollgate/client-sdk';
-import { issueClientLicense, openClientBench, type ClientBench, type IssuedLicense } from '../client-harness';
-import { freshKey } from '../admin-harness';
+import { issueClientLicense, openClientBench, type ClientBench, type IssuedLicense } from '../client/client-harness';
+import { freshKey } from '../admin/admin-harness';
 import { serverEngines } from '../helpers';
 import { allowFeatures, counterDelta, countersOf, rawRowsOf, telemetryEnv } from '../telemetry/telemetry-fixtures';
 import { clientRig, type ClientRig } from './helpers';

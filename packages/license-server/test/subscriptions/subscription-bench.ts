@@ -10,7 +10,7 @@ import type { TestEngine } from '@tollgate/core/testing';
 import type { ResolvedAddress } from '@tollgate/core/node';
 import type { StartLicenseOptions } from '@tollgate/license-server';
 import type { AnalyticsSubscriptionOverrides } from '@tollgate/core';
-import { freshKey, openAdminHarness, type AdminAnswer, type AdminHarness } from '../admin-harness';
+import { freshKey, openAdminHarness, type AdminAnswer, type AdminHarness } from '../admin/admin-harness';
 
 /** One request the receiver got. */
 export interface ReceivedDelivery {

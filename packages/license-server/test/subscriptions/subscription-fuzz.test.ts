@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seededRandom, type SeededRandom } from '@tollgate/core/testing';
-import { freshKey } from '../admin-harness';
+import { freshKey } from '../admin/admin-harness';
 import { serverEngines } from '../helpers';
 import { fakeResolver, openSubscriptionBench, type SubscriptionBench } from './subscription-bench';
 

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { subscriptionLimits } from '@tollgate/core';
-import { freshKey } from '../admin-harness';
+import { freshKey } from '../admin/admin-harness';
 import { serverEngines } from '../helpers';
 import { fakeResolver, openSubscriptionBench, type SubscriptionBench } from './subscription-bench';
 

@@ -7,8 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeCanonical, encodeCanonical, requestProofMessage, type CborKey, type CborValue, type TelemetryBlock } from '@tollgate/core';
-import { openClientBench, postCbor, validateBody, type ClientBench } from '../client-harness';
-import { errorOf, licensedDevice, ticketOf } from '../client-session-helpers';
+import { openClientBench, postCbor, validateBody, type ClientBench } from '../client/client-harness';
+import { errorOf, licensedDevice, ticketOf } from '../client/client-session-helpers';
 import { serverEngines } from '../helpers';
 import { allowFeatures, subjectOf, telemetryBlock, telemetryEnv, twoCharacterIds } from './telemetry-fixtures';
 

@@ -14,8 +14,8 @@ import {
   telemetrySubjectDataSource,
   type SqlClient,
 } from '@tollgate/core';
-import { openClientBench, type ClientBench } from '../client-harness';
-import { licensedDevice, ticketOf, type LicensedDevice } from '../client-session-helpers';
+import { openClientBench, type ClientBench } from '../client/client-harness';
+import { licensedDevice, ticketOf, type LicensedDevice } from '../client/client-session-helpers';
 import { serverEngines } from '../helpers';
 import { allowFeatures, rawRowsOf, subjectOf, telemetryBlock, telemetryEnv, telemetryMasterKey } from './telemetry-fixtures';
 

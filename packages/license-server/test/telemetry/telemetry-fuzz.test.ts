@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mutateBytes, seededRandom, type SeededRandom } from '@tollgate/core/testing';
-import { openAdminHarness, type AdminHarness } from '../admin-harness';
+import { openAdminHarness, type AdminHarness } from '../admin/admin-harness';
 import { serverEngines } from '../helpers';
 import { telemetryEnv } from './telemetry-fixtures';
 

@@ -6,8 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TelemetryBlock } from '@tollgate/core';
-import { openClientBench, type ClientBench } from '../client-harness';
-import { licensedDevice, ticketOf } from '../client-session-helpers';
+import { openClientBench, type ClientBench } from '../client/client-harness';
+import { licensedDevice, ticketOf } from '../client/client-session-helpers';
 import { serverEngines } from '../helpers';
 import { allowFeatures, counterDelta, countersOf, rawRowsOf, subjectOf, telemetryBlock, telemetryEnv, twoCharacterIds } from './telemetry-fixtures';
 

@@ -3,8 +3,8 @@
  * token and the Prometheus text format for the right one, whose samples match the database.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openClientBench, type ClientBench } from '../client-harness';
-import { licensedDevice, ticketOf } from '../client-session-helpers';
+import { openClientBench, type ClientBench } from '../client/client-harness';
+import { licensedDevice, ticketOf } from '../client/client-session-helpers';
 import { openServerSandbox, serverEngines } from '../helpers';
 import { countersOf, telemetryBlock, telemetryEnv } from './telemetry-fixtures';
 

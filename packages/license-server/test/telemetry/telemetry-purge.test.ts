@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { enforceTelemetryRetention, ManualClock, telemetryRollupTables, type SqlClient } from '@tollgate/core';
-import { freshKey, openAdminHarness, type AdminHarness } from '../admin-harness';
+import { freshKey, openAdminHarness, type AdminHarness } from '../admin/admin-harness';
 import { serverEngines } from '../helpers';
 import { telemetryEnv } from './telemetry-fixtures';
 

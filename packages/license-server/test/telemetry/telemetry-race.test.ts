@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSqlMachineStore, eraseMachine, machineErasureSteps, storeTelemetryBlock, telemetryErasureStep, type PolicyDocument } from '@tollgate/core';
-import { openClientBench, type ClientBench } from '../client-harness';
-import { licensedDevice, verifyValidation } from '../client-session-helpers';
+import { openClientBench, type ClientBench } from '../client/client-harness';
+import { licensedDevice, verifyValidation } from '../client/client-session-helpers';
 import { serverEngines } from '../helpers';
 import { allowFeatures, counterDelta, countersOf, rawRowsOf, telemetryBlock, telemetryEnv, telemetryMasterKey } from './telemetry-fixtures';
 
