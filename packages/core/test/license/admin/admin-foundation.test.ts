@@ -1,6 +1,6 @@
 import { createSqlAdminTokenStore, createSqlIdempotencyJournal, createSqlVendorStore } from '@tollgate/core';
 import { describeAdminFoundationConformance, testDatabaseEngines } from '@tollgate/core/testing';
-import { openLicenseTestDatabase } from './license-test-database';
+import { openLicenseTestDatabase } from '../license-test-database';
 
 for (const engine of await testDatabaseEngines()) {
   describeAdminFoundationConformance({

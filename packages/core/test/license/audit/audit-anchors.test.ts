@@ -20,9 +20,9 @@ import {
   type VerifyAuditAnchorOptions,
 } from '@tollgate/core';
 import { testDatabaseEngines, type TestDatabase } from '@tollgate/core/testing';
-import { epochCertificateFor, samplePayloads, vectorEpochs, vectorNow, vectorPins, vectorRoots } from '../vectors/license-fixtures';
+import { epochCertificateFor, samplePayloads, vectorEpochs, vectorNow, vectorPins, vectorRoots } from '../../vectors/license-fixtures';
 import { createTestVendor, tamper } from './audit-test-helpers';
-import { openLicenseTestDatabase, storeFixtureEpoch } from './license-test-database';
+import { openLicenseTestDatabase, storeFixtureEpoch } from '../license-test-database';
 
 const { global, acme, unlisted, expired, successor } = vectorEpochs;
 const day = 86_400;

@@ -10,8 +10,8 @@ import { bootstrapVendor, createLicenseService, hexEncode, licenseProtocolHeader
 import { nodeLicenseCrypto } from '@tollgate/core/node';
 import type { TestDatabase } from '@tollgate/core/testing';
 import { createLicenseClient, createMemoryStorage } from '@tollgate/client-sdk';
-import { vectorEpochs, vectorNow, vectorPins } from '../vectors/license-fixtures';
-import { openLicenseTestDatabase, storeFixtureEpoch, testMasterKey } from './license-test-database';
+import { vectorEpochs, vectorNow, vectorPins } from '../../vectors/license-fixtures';
+import { openLicenseTestDatabase, storeFixtureEpoch, testMasterKey } from '../license-test-database';
 
 const eventually = { timeout: 20_000, interval: 20 };
 const silent = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };

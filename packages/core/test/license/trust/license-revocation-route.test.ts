@@ -14,12 +14,12 @@ import {
   type BootstrappedVendor,
 } from '@tollgate/core';
 import { describeConformance, raceCase, testDatabaseEngines, type TestDatabase } from '@tollgate/core/testing';
-import { createSqlAuditLog } from '../../src/license/admin/audit/sql-audit-log';
-import { licenseOperations } from '../../src/license/admin/licenses';
-import { machineOperations } from '../../src/license/admin/machines';
-import { vectorEpochs, vectorNow } from '../vectors/license-fixtures';
-import { seedKeyHashKey, seedLicense, seedMachine, seedPolicy } from './license-admin-fixtures';
-import { openLicenseTestDatabase, storeFixtureEpoch, testMasterKey } from './license-test-database';
+import { createSqlAuditLog } from '../../../src/license/admin/audit/sql-audit-log';
+import { licenseOperations } from '../../../src/license/admin/licenses';
+import { machineOperations } from '../../../src/license/admin/machines';
+import { vectorEpochs, vectorNow } from '../../vectors/license-fixtures';
+import { seedKeyHashKey, seedLicense, seedMachine, seedPolicy } from '../admin/license-admin-fixtures';
+import { openLicenseTestDatabase, storeFixtureEpoch, testMasterKey } from '../license-test-database';
 
 const { global } = vectorEpochs;
 

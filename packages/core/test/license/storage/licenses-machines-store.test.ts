@@ -1,10 +1,10 @@
 import { expect, it } from 'vitest';
 import { SqlError, randomId, type SqlClient } from '@tollgate/core';
 import { describeConformance, raceCase, testDatabaseEngines, type TestDatabase } from '@tollgate/core/testing';
-import { createSqlLicenseStore, createSqlSubscriptionStore, hashLicenseKey, type NewLicense } from '../../src/license/admin/licenses';
-import { createSqlMachineStore } from '../../src/license/admin/machines';
-import { seedKeyHashKey, seedLicense, seedMachine, seedPolicy, seedTime, seedVendor } from './license-admin-fixtures';
-import { openLicenseTestDatabase } from './license-test-database';
+import { createSqlLicenseStore, createSqlSubscriptionStore, hashLicenseKey, type NewLicense } from '../../../src/license/admin/licenses';
+import { createSqlMachineStore } from '../../../src/license/admin/machines';
+import { seedKeyHashKey, seedLicense, seedMachine, seedPolicy, seedTime, seedVendor } from '../admin/license-admin-fixtures';
+import { openLicenseTestDatabase } from '../license-test-database';
 
 interface Fixture extends TestDatabase {
   second: SqlClient;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { auditEventHash, auditGenesisHash, createSqlAuditLog, type AuditEvent, type AuditLog } from '@tollgate/core';
 import { describeAuditLogConformance, raceCase, testDatabaseEngines, type TestDatabase } from '@tollgate/core/testing';
 import { createTestVendor, tamper } from './audit-test-helpers';
-import { openLicenseTestDatabase } from './license-test-database';
+import { openLicenseTestDatabase } from '../license-test-database';
 
 const t0 = Date.UTC(2026, 2, 1, 12);
 

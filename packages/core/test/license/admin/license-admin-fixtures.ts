@@ -3,8 +3,8 @@
  * machines written straight to the tables (the policy and catalog routes belong to other suites).
  */
 import { createSqlVendorStore, policyDefaults, randomBytes, randomId, type SqlClient } from '@tollgate/core';
-import { createSqlLicenseStore, generateLicenseKey, hashLicenseKey, licenseKeyHint, type LicenseRecord } from '../../src/license/admin/licenses';
-import { createSqlMachineStore, type MachineRecord } from '../../src/license/admin/machines';
+import { createSqlLicenseStore, generateLicenseKey, hashLicenseKey, licenseKeyHint, type LicenseRecord } from '../../../src/license/admin/licenses';
+import { createSqlMachineStore, type MachineRecord } from '../../../src/license/admin/machines';
 
 /** The time every seed is dated. */
 export const seedTime = new Date(Date.UTC(2026, 4, 1, 12));

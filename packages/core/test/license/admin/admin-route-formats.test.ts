@@ -17,7 +17,7 @@ import {
   type BootstrappedVendor,
 } from '@tollgate/core';
 import { testDatabaseEngines, type TestDatabase } from '@tollgate/core/testing';
-import { openLicenseTestDatabase, testMasterKey } from './license-test-database';
+import { openLicenseTestDatabase, testMasterKey } from '../license-test-database';
 
 const streamReleased: { count: number } = { count: 0 };
 

@@ -18,9 +18,9 @@ import {
 } from '@tollgate/core';
 import { toExpress } from '@tollgate/core/node';
 import { testDatabaseEngines, type TestDatabase } from '@tollgate/core/testing';
-import { createTestVendor } from './audit-test-helpers';
-import { openLicenseTestDatabase, storeFixtureEpoch } from './license-test-database';
-import { epochCertificateFor, vectorEpochs, vectorNow, vectorPins } from '../vectors/license-fixtures';
+import { createTestVendor } from '../audit/audit-test-helpers';
+import { openLicenseTestDatabase, storeFixtureEpoch } from '../license-test-database';
+import { epochCertificateFor, vectorEpochs, vectorNow, vectorPins } from '../../vectors/license-fixtures';
 
 // Moved from packages/license-server/test/audit-anchors.test.ts with the job and route (#28): the route is
 // served in the license client table (`licenseClientTable`, the server's middleware and CBOR error map).

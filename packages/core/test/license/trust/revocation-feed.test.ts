@@ -16,8 +16,8 @@ import {
   type SqlClient,
 } from '@tollgate/core';
 import { describeConformance, testDatabaseEngines, type TestDatabase } from '@tollgate/core/testing';
-import { vectorBytes, vectorEpochs, vectorNow, vectorPins } from '../vectors/license-fixtures';
-import { openLicenseTestDatabase, storeFixtureEpoch } from './license-test-database';
+import { vectorBytes, vectorEpochs, vectorNow, vectorPins } from '../../vectors/license-fixtures';
+import { openLicenseTestDatabase, storeFixtureEpoch } from '../license-test-database';
 
 const { global, acme, unlisted, expired, successor } = vectorEpochs;
 const clock = new ManualClock(vectorNow * 1000);

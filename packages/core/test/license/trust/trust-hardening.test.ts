@@ -29,12 +29,12 @@ import {
   type Entitlements,
   type Signer,
 } from '@tollgate/core';
-import { deriveLicenseSubkey, licenseSubkeyLabels, licenseSubkeySalt } from '../../src/license/admin/admin-keys';
-import { epochKeySealVersion, isLegacySealedEpochKey, sealedEpochKeyLength } from '../../src/license/epoch-key-seal';
-import { entitlementNamePattern } from '../../src/license/payloads/entitlements';
-import { sortedTextListSchema } from '../../src/license/schemas';
-import { loadLicenseVectors } from '../vectors/check-license-vectors';
-import { samplePayloads, vectorBytes, vectorEpochs, vectorNow, vectorProductId } from '../vectors/license-fixtures';
+import { deriveLicenseSubkey, licenseSubkeyLabels, licenseSubkeySalt } from '../../../src/license/admin/admin-keys';
+import { epochKeySealVersion, isLegacySealedEpochKey, sealedEpochKeyLength } from '../../../src/license/epoch-key-seal';
+import { entitlementNamePattern } from '../../../src/license/payloads/entitlements';
+import { sortedTextListSchema } from '../../../src/license/schemas';
+import { loadLicenseVectors } from '../../vectors/check-license-vectors';
+import { samplePayloads, vectorBytes, vectorEpochs, vectorNow, vectorProductId } from '../../vectors/license-fixtures';
 
 /** 0x00 0x01 … 0x1f: the master key of the known answers below. */
 const katMasterKey = Uint8Array.from({ length: 32 }, (_, n) => n);

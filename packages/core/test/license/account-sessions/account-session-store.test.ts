@@ -15,8 +15,8 @@ import {
   type StoredTokenPair,
 } from '@tollgate/core';
 import { raceCase, testDatabaseEngines, type TestDatabase } from '@tollgate/core/testing';
-import { seedVendor, seedTime } from './license-admin-fixtures';
-import { openLicenseTestDatabase } from './license-test-database';
+import { seedVendor, seedTime } from '../admin/license-admin-fixtures';
+import { openLicenseTestDatabase } from '../license-test-database';
 
 const engines = await testDatabaseEngines();
 

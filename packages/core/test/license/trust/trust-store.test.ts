@@ -16,8 +16,8 @@ import {
   type SqlClient,
 } from '@tollgate/core';
 import { describeConformance, testDatabaseEngines, type TestDatabase } from '@tollgate/core/testing';
-import { epochCertificateFor, vectorBytes, vectorEpochs, vectorNow, vectorPins, vectorRoots } from '../vectors/license-fixtures';
-import { openLicenseTestDatabase, storeFixtureEpoch, testMasterKey as masterKey } from './license-test-database';
+import { epochCertificateFor, vectorBytes, vectorEpochs, vectorNow, vectorPins, vectorRoots } from '../../vectors/license-fixtures';
+import { openLicenseTestDatabase, storeFixtureEpoch, testMasterKey as masterKey } from '../license-test-database';
 
 const day = 86_400;
 

@@ -16,8 +16,8 @@ import {
 } from '@tollgate/core';
 import { createNodeNotificationTransport } from '@tollgate/core/node';
 import { describeConformance, raceCase, testDatabaseEngines } from '@tollgate/core/testing';
-import { seedTime, seedVendor } from './license-admin-fixtures';
-import { openLicenseTestDatabase } from './license-test-database';
+import { seedTime, seedVendor } from '../admin/license-admin-fixtures';
+import { openLicenseTestDatabase } from '../license-test-database';
 
 const signingRoot = new Uint8Array(32).fill(7);
 const licenseA = 'a'.repeat(32);

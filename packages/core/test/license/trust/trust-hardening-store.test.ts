@@ -20,9 +20,9 @@ import {
   type SqlClient,
 } from '@tollgate/core';
 import { describeConformance, testDatabaseEngines, type TestDatabase } from '@tollgate/core/testing';
-import { wipeRetiredEpochKeys } from '../../src/license/storage/epoch-store';
-import { epochCertificateFor, vectorBytes, vectorEpochs, vectorNow, vectorPins } from '../vectors/license-fixtures';
-import { openLicenseTestDatabase, storeFixtureEpoch, testMasterKey } from './license-test-database';
+import { wipeRetiredEpochKeys } from '../../../src/license/storage/epoch-store';
+import { epochCertificateFor, vectorBytes, vectorEpochs, vectorNow, vectorPins } from '../../vectors/license-fixtures';
+import { openLicenseTestDatabase, storeFixtureEpoch, testMasterKey } from '../license-test-database';
 
 const { global, unlisted, expired } = vectorEpochs;
 const licenseId = (n: number) => vectorBytes(`hardening-license-${n}`, 16);

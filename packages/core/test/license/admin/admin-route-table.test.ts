@@ -18,7 +18,7 @@ import {
   type BootstrappedVendor,
 } from '@tollgate/core';
 import { testDatabaseEngines, type TestDatabase } from '@tollgate/core/testing';
-import { openLicenseTestDatabase, testMasterKey } from './license-test-database';
+import { openLicenseTestDatabase, testMasterKey } from '../license-test-database';
 
 /** Renames the vendor's product: an effect the tests can see rolled back or kept. */
 const renameProduct = (audited: boolean) => async (call: AdminCall) => {
