@@ -4,10 +4,10 @@
 import { rmSync } from 'node:fs';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '@tollgate/core';
 import { call, dataDirFromTemplate, expectError, type TestGateway } from '../helpers/gateway';
 import { startPaymentStack, type PaymentStack } from '../helpers/payments';
 import { payForReceipt, startEvidenceGateway, type PaidReceipt } from './helpers';
+import { WallClock } from '../helpers/clock';
 
 const oldKey = generatePrivateKey();
 const newKey = generatePrivateKey();
@@ -21,7 +21,7 @@ let running: TestGateway | undefined;
 
 async function restart(env: Record<string, string>): Promise<TestGateway> {
   await running?.close();
-  running = await startEvidenceGateway(stack, env, { dataDir, secret, clock: new ManualClock(Date.now()) });
+  running = await startEvidenceGateway(stack, env, { dataDir, secret, clock: new WallClock() });
   return running;
 }
 

@@ -9,6 +9,7 @@ import { call, expectError, registerMerchant, type TestGateway } from '../helper
 import { decodeHeader, demoPayer, officialPaymentHeader, payableRef, startPaymentStack, type PayableRef, type PaymentStack } from '../helpers/payments';
 import { answerBytes, expectEnvelope, recover } from '../helpers/recovery-app';
 import { startEvidenceGateway, startRpcProxy, type RpcProxy } from './helpers';
+import { WallClock } from '../helpers/clock';
 
 const rpcTimeoutMs = 1_000;
 
@@ -28,7 +29,7 @@ describe('on a public gateway whose RPC can fail', () => {
   let unsettled: string;
   beforeAll(async () => {
     proxy = await startRpcProxy(stack.anvil.rpcUrl);
-    gateway = await startEvidenceGateway(stack, { GATEWAY_RPC_URLS: `local=${proxy.url}`, GATEWAY_RPC_TIMEOUT_MS: String(rpcTimeoutMs) }, { clock: new ManualClock(Date.now()) });
+    gateway = await startEvidenceGateway(stack, { GATEWAY_RPC_URLS: `local=${proxy.url}`, GATEWAY_RPC_TIMEOUT_MS: String(rpcTimeoutMs) }, { clock: new WallClock() });
     ref = await payableRef(gateway);
     unsettled = (await officialPaymentHeader(gateway, ref.path, stack, demoPayer(stack))).header;
   });

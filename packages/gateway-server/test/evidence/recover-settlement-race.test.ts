@@ -2,13 +2,13 @@
 // payment executed on chain by someone else, asked for by 20 recoveries and 20 submissions at once,
 // ends as one record with one answer, never a second settle or a second transfer.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '@tollgate/core';
 import { testDatabaseEngines, testDatabaseUrlVariable } from '@tollgate/core/testing';
 import { call, startTestGateway, type JsonResponse, type TestGateway } from '../helpers/gateway';
 import { startInstances, type GatewayInstances } from '../helpers/instances';
 import { demoPayer, officialPaymentHeader, payableRef, startPaymentStack, transfersTo, type PaymentStack } from '../helpers/payments';
 import { answerBytes, executeAuthorization, recover } from '../helpers/recovery-app';
 import { relaxedEvidenceLimits } from './helpers';
+import { WallClock } from '../helpers/clock';
 
 const postgres = (await testDatabaseEngines()).find((engine) => engine.name === 'postgres');
 
@@ -25,7 +25,7 @@ describe.skipIf(postgres === undefined)(
         adminUrl: postgres!.connectionString as string,
         databasePrefix: 'tollgate_gateway',
         env: { ...stack.gatewayEnv, ...relaxedEvidenceLimits, GATEWAY_PUBLIC_URL: 'https://pay.example.com' },
-        start: (env, options) => startTestGateway(env, { ...options, clock: new ManualClock(Date.now()) }),
+        start: (env, options) => startTestGateway(env, { ...options, clock: new WallClock() }),
       });
       gateways = instances.gateways;
     });

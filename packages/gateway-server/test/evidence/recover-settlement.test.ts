@@ -4,11 +4,11 @@
 // chain by someone else is found (hint, fromBlock, search) and recorded with its receipt. The gateway
 // reads the chain through a recording RPC proxy, so the tests see which reads a hint saves.
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ManualClock } from '@tollgate/core';
 import { call, expectError, type TestGateway } from '../helpers/gateway';
 import { decodeHeader, demoPayer, encodePayment, officialPaymentHeader, payableRef, signPayment, startPaymentStack, tokenOf, transfersTo, type PaymentStack } from '../helpers/payments';
 import { answerBytes, executeAuthorization, recover, requirementsOf } from '../helpers/recovery-app';
 import { mine, rpc, startEvidenceGateway, startRpcProxy, type RpcProxy } from './helpers';
+import { WallClock } from '../helpers/clock';
 
 let stack: PaymentStack;
 let proxy: RpcProxy;
@@ -21,7 +21,7 @@ beforeAll(async () => {
   gateway = await startEvidenceGateway(
     stack,
     { GATEWAY_RPC_URLS: `local=${proxy.url}`, GATEWAY_MAX_BLOCK_SPAN: '10', GATEWAY_EVIDENCE_SCAN_BLOCKS: '30' },
-    { clock: new ManualClock(Date.now()) },
+    { clock: new WallClock() },
   );
 });
 afterAll(async () => {

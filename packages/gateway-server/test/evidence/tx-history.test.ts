@@ -2,12 +2,12 @@
 // windows, walked page by page with the opaque cursors (no duplicates, no gaps, stable order, the exact
 // set the chain holds), filters, query validation, tampered cursors, the scan and byte bounds, and the
 // merchant deployment policy (API key required; a merchant sees its own payTos only).
-import { ManualClock } from '@tollgate/core';
 import type { LocalAccount } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, expectError, registerMerchant, type TestGateway, type TestMerchant } from '../helpers/gateway';
 import { demoPayer, fundedPayer, mintUsdc, payableRef, startPaymentStack, type PaymentStack } from '../helpers/payments';
 import { mine, payForReceipt, startEvidenceGateway, startRpcProxy, type RpcProxy } from './helpers';
+import { WallClock } from '../helpers/clock';
 
 interface Item {
   txHash: string;
@@ -44,7 +44,7 @@ beforeAll(async () => {
   gateway = await startEvidenceGateway(
     stack,
     { GATEWAY_RPC_URLS: `local=${proxy.url}`, GATEWAY_MAX_BLOCK_SPAN: String(maxBlockSpan), GATEWAY_HISTORY_SCAN_BLOCKS: String(scanBlocks) },
-    { clock: new ManualClock(Date.now()) },
+    { clock: new WallClock() },
   );
   merchant = await registerMerchant(gateway.url, { network: 'local' });
   other = await registerMerchant(gateway.url, { network: 'local' });
@@ -206,7 +206,7 @@ describe('GET /txs refuses bad queries and bad cursors', () => {
     // The same filters restated are accepted.
     expect((await txs(`cursor=${cursor}&pay_to=${merchant.payTo.toLowerCase()}`)).status).toBe(200);
     // Another gateway (another secret) cannot read this one's cursors.
-    const stranger = await startEvidenceGateway(stack, {}, { clock: new ManualClock(Date.now()) });
+    const stranger = await startEvidenceGateway(stack, {}, { clock: new WallClock() });
     try {
       expectError(await txs(`cursor=${cursor}`, undefined, stranger.url), 400, 'invalid_request');
     } finally {
@@ -218,7 +218,7 @@ describe('GET /txs refuses bad queries and bad cursors', () => {
 describe('GET /txs response-byte bound', () => {
   it('stops a page before GATEWAY_EVIDENCE_MAX_RESPONSE_BYTES and continues with the cursor', async () => {
     const maxBytes = 4_096;
-    const small = await startEvidenceGateway(stack, { GATEWAY_EVIDENCE_MAX_RESPONSE_BYTES: String(maxBytes) }, { clock: new ManualClock(Date.now()) });
+    const small = await startEvidenceGateway(stack, { GATEWAY_EVIDENCE_MAX_RESPONSE_BYTES: String(maxBytes) }, { clock: new WallClock() });
     try {
       const holder = (await fundedPayer(stack, 0n)).address;
       for (let index = 0; index < 20; index++) await mintUsdc(stack, holder, BigInt(index + 1));
@@ -247,7 +247,7 @@ describe('merchant deployment policy (GATEWAY_EVIDENCE_ACCESS=merchant)', () => 
   let paidB: Awaited<ReturnType<typeof payForReceipt>>;
 
   beforeAll(async () => {
-    restricted = await startEvidenceGateway(stack, { GATEWAY_EVIDENCE_ACCESS: 'merchant', GATEWAY_MAX_BLOCK_SPAN: '5', GATEWAY_HISTORY_SCAN_BLOCKS: '100000' }, { clock: new ManualClock(Date.now()) });
+    restricted = await startEvidenceGateway(stack, { GATEWAY_EVIDENCE_ACCESS: 'merchant', GATEWAY_MAX_BLOCK_SPAN: '5', GATEWAY_HISTORY_SCAN_BLOCKS: '100000' }, { clock: new WallClock() });
     shopA = await registerMerchant(restricted.url, { network: 'local' });
     shopB = await registerMerchant(restricted.url, { network: 'local' });
     paidA = await payForReceipt(restricted, stack, { ref: await payableRef(restricted, { merchant: shopA }) });

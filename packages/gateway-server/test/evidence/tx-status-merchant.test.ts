@@ -3,12 +3,12 @@
 // own transfer and nothing of the other's — not its Transfer, not its payer's AuthorizationUsed.
 import { encodeFunctionData, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '@tollgate/core';
 import { MULTICALL3_ADDRESS, multicall3Artifact, testUsdcArtifact } from '@tollgate/gateway-server/devchain';
 import { call, registerMerchant, type TestGateway, type TestMerchant } from '../helpers/gateway';
 import { fundedPayer, payableRef, signPayment, startPaymentStack, tokenOf, type PaymentStack } from '../helpers/payments';
 import { requirementsOf } from '../helpers/recovery-app';
 import { minedReceipt, sendFromDeployer, startEvidenceGateway } from './helpers';
+import { WallClock } from '../helpers/clock';
 
 let stack: PaymentStack;
 let gateway: TestGateway;
@@ -26,7 +26,7 @@ interface Authorization {
 
 beforeAll(async () => {
   stack = await startPaymentStack();
-  gateway = await startEvidenceGateway(stack, { GATEWAY_EVIDENCE_ACCESS: 'merchant' }, { clock: new ManualClock(Date.now()) });
+  gateway = await startEvidenceGateway(stack, { GATEWAY_EVIDENCE_ACCESS: 'merchant' }, { clock: new WallClock() });
   shops = [await registerMerchant(gateway.url, { network: 'local' }), await registerMerchant(gateway.url, { network: 'local' })];
   const calls = [];
   for (const shop of shops) {

@@ -2,11 +2,11 @@
 // USDC transfer and confirmations as blocks are mined; unknown and malformed hashes; a pending and a
 // reverted transaction; logs bounded in count and bytes; and a payment reorganised out of the chain,
 // which /tx and /verify-receipt must never report as mined or confirmed.
-import { ManualClock } from '@tollgate/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, expectError, type TestGateway } from '../helpers/gateway';
 import { startPaymentStack, type PaymentStack } from '../helpers/payments';
 import { headBlock, logEmitterInitCode, mine, mintCalldata, minedReceipt, payForReceipt, rpc, sendFromDeployer, startEvidenceGateway, transferCalldata, type PaidReceipt } from './helpers';
+import { WallClock } from '../helpers/clock';
 
 interface TxView {
   txHash: string;
@@ -32,7 +32,7 @@ let paid: PaidReceipt;
 
 beforeAll(async () => {
   stack = await startPaymentStack();
-  gateway = await startEvidenceGateway(stack, { GATEWAY_EVIDENCE_MAX_RESPONSE_BYTES: String(maxResponseBytes), GATEWAY_TX_MAX_LOGS: String(maxTxLogs) }, { clock: new ManualClock(Date.now()) });
+  gateway = await startEvidenceGateway(stack, { GATEWAY_EVIDENCE_MAX_RESPONSE_BYTES: String(maxResponseBytes), GATEWAY_TX_MAX_LOGS: String(maxTxLogs) }, { clock: new WallClock() });
   paid = await payForReceipt(gateway, stack);
 });
 afterAll(async () => {

@@ -5,11 +5,11 @@
 // carries none of A's stored values. A itself still gets its stored receipt as the judge.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '@tollgate/core';
 import { call, expectError, registerMerchant, type JsonResponse, type TestGateway, type TestMerchant } from '../helpers/gateway';
 import { payableRef, startPaymentStack, type PaymentStack } from '../helpers/payments';
 import { payForReceipt, startEvidenceGateway, type PaidReceipt } from './helpers';
 import type { VerificationField } from '../helpers/verification';
+import { WallClock } from '../helpers/clock';
 
 interface Refusal {
   reason: string;
@@ -29,7 +29,7 @@ let refB: { refId: string; resource: string };
 
 beforeAll(async () => {
   stack = await startPaymentStack();
-  gateway = await startEvidenceGateway(stack, { GATEWAY_EVIDENCE_ACCESS: 'merchant' }, { clock: new ManualClock(Date.now()) });
+  gateway = await startEvidenceGateway(stack, { GATEWAY_EVIDENCE_ACCESS: 'merchant' }, { clock: new WallClock() });
   paid = await payForReceipt(gateway, stack);
   shopB = await registerMerchant(gateway.url, { network: 'local' });
   refB = await payableRef(gateway, { merchant: shopB });

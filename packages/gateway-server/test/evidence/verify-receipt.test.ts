@@ -3,11 +3,11 @@
 // confirmations grow as blocks are mined and minConfirmations decides "confirmed".
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '@tollgate/core';
 import { call, expectError, type TestGateway } from '../helpers/gateway';
 import { startPaymentStack, type PaymentStack } from '../helpers/payments';
 import { mismatched, type VerificationField } from '../helpers/verification';
 import { mine, payForReceipt, startEvidenceGateway, type PaidReceipt } from './helpers';
+import { WallClock } from '../helpers/clock';
 
 const signingKey = generatePrivateKey();
 const receiptSigner = privateKeyToAccount(signingKey).address;
@@ -18,7 +18,7 @@ let paid: PaidReceipt;
 
 beforeAll(async () => {
   stack = await startPaymentStack();
-  gateway = await startEvidenceGateway(stack, { GATEWAY_SIGNING_KEY: signingKey }, { clock: new ManualClock(Date.now()) });
+  gateway = await startEvidenceGateway(stack, { GATEWAY_SIGNING_KEY: signingKey }, { clock: new WallClock() });
   paid = await payForReceipt(gateway, stack);
 });
 afterAll(async () => {

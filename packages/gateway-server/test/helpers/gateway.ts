@@ -8,12 +8,13 @@ import { ManualClock, coreMigrations, gatewayMigrations, hexEncode } from '@toll
 import { pgliteTestTemplate } from '@tollgate/core/testing';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { expect } from 'vitest';
+import type { SteerableClock } from './clock';
 import { gatewayDatabaseDir, loadGatewayConfig, startGatewayServer, type RunningGateway, type StartGatewayOptions } from '@tollgate/gateway-server';
 
-/** A running test gateway with its manual clock and secret. */
+/** A running test gateway with its clock (a `ManualClock` unless the test passed a `WallClock`) and secret. */
 export interface TestGateway {
   readonly url: string;
-  readonly clock: ManualClock;
+  readonly clock: SteerableClock;
   readonly secret: Uint8Array;
   readonly server: RunningGateway;
   readonly dataDir: string;
@@ -46,7 +47,8 @@ export const relaxedRateLimits = {
 export interface TestGatewayOptions {
   /** Reuse this data dir (restart tests); a fresh one from the PGlite template by default. */
   dataDir?: string;
-  clock?: ManualClock;
+  /** The gateway's clock: a `ManualClock` at 2026-03-01T12:00:00Z by default; payment tests pass a `WallClock`. */
+  clock?: SteerableClock;
   secret?: Uint8Array;
   /** Capture the server's log lines (the level is then `LOG_LEVEL` from `env`, default `silent`). */
   logDestination?: DestinationStream;

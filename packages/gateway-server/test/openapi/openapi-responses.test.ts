@@ -5,13 +5,13 @@
 // the gateway refuses for their shape are refused by the document too.
 import { generatePrivateKey } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '@tollgate/core';
 import { call, registerMerchant, requestChallenge, freshAccount, type JsonResponse, type TestGateway, type TestMerchant } from '../helpers/gateway';
 import { demoPayer, fundedPayer, officialPaymentHeader, payableRef, startPaymentStack, type PayableRef, type PaymentStack } from '../helpers/payments';
 import { startEvidenceGateway } from '../evidence/helpers';
 import { documentedCaller, type DocumentedCall } from './openapi-calls';
 import { checkedInText, DocumentValidator } from './openapi-checks';
 import type { OpenApiDocument } from '@tollgate/core/gateway';
+import { WallClock } from '../helpers/clock';
 
 let stack: PaymentStack;
 let gateway: TestGateway;
@@ -20,7 +20,7 @@ let documented: DocumentedCall;
 
 beforeAll(async () => {
   stack = await startPaymentStack();
-  gateway = await startEvidenceGateway(stack, { GATEWAY_SIGNING_KEY: generatePrivateKey() }, { clock: new ManualClock(Date.now()) });
+  gateway = await startEvidenceGateway(stack, { GATEWAY_SIGNING_KEY: generatePrivateKey() }, { clock: new WallClock() });
   validator = new DocumentValidator(JSON.parse(checkedInText()) as OpenApiDocument);
   documented = documentedCaller(gateway.url, validator);
 });

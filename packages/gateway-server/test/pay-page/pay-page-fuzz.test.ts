@@ -4,11 +4,11 @@
 // the JSON error envelope elsewhere, never a stack trace. A failing case names its seed and index so it replays.
 import { generatePrivateKey } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '@tollgate/core';
 import { seededRandom, type SeededRandom } from '@tollgate/core/testing';
 import { startTestGateway, type TestGateway } from '../helpers/gateway';
 import { sendRaw } from '../helpers/fuzz';
 import { payableRef, startPaymentStack, type PaymentStack } from '../helpers/payments';
+import { WallClock } from '../helpers/clock';
 
 let stack: PaymentStack;
 let gateway: TestGateway;
@@ -16,7 +16,7 @@ let refId: string;
 
 beforeAll(async () => {
   stack = await startPaymentStack();
-  gateway = await startTestGateway({ ...stack.gatewayEnv, GATEWAY_SIGNING_KEY: generatePrivateKey() }, { clock: new ManualClock(Date.now()) });
+  gateway = await startTestGateway({ ...stack.gatewayEnv, GATEWAY_SIGNING_KEY: generatePrivateKey() }, { clock: new WallClock() });
   refId = (await payableRef(gateway)).refId;
 });
 afterAll(async () => {

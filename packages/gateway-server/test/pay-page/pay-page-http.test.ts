@@ -2,9 +2,9 @@
 // headers of each page, and merchant text with invisible control characters refused at ref creation.
 import { generatePrivateKey } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '@tollgate/core';
 import { call, createRef, expectError, registerMerchant, requestChallenge, startTestGateway, type TestGateway, type TestMerchant } from '../helpers/gateway';
 import { payableRef, startPaymentStack, type PaymentStack } from '../helpers/payments';
+import { WallClock } from '../helpers/clock';
 
 let stack: PaymentStack;
 let gateway: TestGateway;
@@ -12,7 +12,7 @@ let merchant: TestMerchant;
 
 beforeAll(async () => {
   stack = await startPaymentStack();
-  gateway = await startTestGateway({ ...stack.gatewayEnv, GATEWAY_SIGNING_KEY: generatePrivateKey() }, { clock: new ManualClock(Date.now()) });
+  gateway = await startTestGateway({ ...stack.gatewayEnv, GATEWAY_SIGNING_KEY: generatePrivateKey() }, { clock: new WallClock() });
   merchant = await registerMerchant(gateway.url, { network: 'local' });
 });
 afterAll(async () => {

@@ -6,10 +6,10 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { LocalAccount } from 'viem';
 import { generatePrivateKey } from 'viem/accounts';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ManualClock } from '@tollgate/core';
 import { call, startTestGateway, type TestGateway } from '../helpers/gateway';
 import { fundedPayer, payableRef, startPaymentStack, transfersTo, type PaymentStack } from '../helpers/payments';
 import { artifactPath, findChromium, installTestWallet, launchChromium, runningInCi, watchPageProblems, type TestWallet, type TestWalletBehaviour } from './browser';
+import { WallClock } from '../helpers/clock';
 
 const chromiumPath = findChromium();
 const skip = chromiumPath === undefined && !runningInCi();
@@ -29,7 +29,7 @@ describe.skipIf(skip)('GET /pay/:refId in headless Chromium', () => {
     }
     browser = await launchChromium(chromiumPath);
     stack = await startPaymentStack();
-    gateway = await startTestGateway({ ...stack.gatewayEnv, GATEWAY_SIGNING_KEY: generatePrivateKey() }, { clock: new ManualClock(Date.now()) });
+    gateway = await startTestGateway({ ...stack.gatewayEnv, GATEWAY_SIGNING_KEY: generatePrivateKey() }, { clock: new WallClock() });
   });
   afterAll(async () => {
     await browser?.close();
@@ -55,9 +55,12 @@ describe.skipIf(skip)('GET /pay/:refId in headless Chromium', () => {
     behaviour: Partial<TestWalletBehaviour> = {},
     viewport = { width: 1000, height: 900 },
     base = gateway.url,
+    deviceTimeMs?: number,
   ): Promise<Opened> {
     const context = await browser.newContext({ viewport });
     contexts.push(context);
+    // A device clock that is off: time runs from deviceTimeMs in the page, timers included.
+    if (deviceTimeMs !== undefined) await context.clock.install({ time: deviceTimeMs });
     const page = await context.newPage();
     const problems = await watchPageProblems(page);
     const local = stack.setup.chainId;
@@ -123,6 +126,19 @@ describe.skipIf(skip)('GET /pay/:refId in headless Chromium', () => {
       message: { from: payer.address, to: ref.merchant.payTo, value: '250000' },
     });
     await page.screenshot({ path: artifactPath('fixed-ref-receipt.png'), fullPage: true });
+    await expectCleanPage(opened);
+  });
+
+  it('pays from a device whose clock runs 15 minutes ahead: it signs by the payment service\'s time', async () => {
+    const payer = await fundedPayer(stack, 1_000_000n);
+    const ref = await payableRef(gateway);
+    const opened = await open(ref.refId, payer, {}, undefined, gateway.url, Date.now() + 15 * 60_000);
+    expect(await opened.page.evaluate(() => Date.now())).toBeGreaterThan(Date.now() + 14 * 60_000);
+    await opened.page.getByRole('button', { name: 'Pay 0.01 USDC' }).click();
+    await opened.page.locator('#receipt').waitFor({ state: 'visible', timeout: 30_000 });
+    expect(await transfersTo(stack, ref.merchant.payTo)).toHaveLength(1);
+    const validBefore = Number(opened.wallet!.signed[0]!.message["validBefore"]);
+    expect(validBefore * 1000).toBeLessThanOrEqual(gateway.clock.now() + 300_000);
     await expectCleanPage(opened);
   });
 
@@ -263,7 +279,7 @@ describe.skipIf(skip)('GET /pay/:refId in headless Chromium', () => {
     // it may not know the transaction hash yet, so the page's sentence names it only when the 202 does.
     const slow = await startTestGateway(
       { ...stack.gatewayEnv, GATEWAY_SIGNING_KEY: generatePrivateKey(), GATEWAY_FACILITATOR_SETTLE_TIMEOUT_MS: '1500' },
-      { clock: new ManualClock(Date.now()), recoveryPollIntervalMs: 50 },
+      { clock: new WallClock(), recoveryPollIntervalMs: 50 },
     );
     const rpc = (method: string, params: unknown[] = []) => stack.chain.request({ method, params } as never);
     try {

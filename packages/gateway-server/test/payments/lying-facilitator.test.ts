@@ -4,10 +4,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ManualClock } from '@tollgate/core';
 import { call, expectError, startTestGateway, type TestGateway } from '../helpers/gateway';
 import { demoPayer, officialPaymentHeader, payableRef, startPaymentStack, transfersTo, type PaymentStack } from '../helpers/payments';
 import { cancelAuthorizationOnChain } from '../helpers/recovery-app';
+import { WallClock } from '../helpers/clock';
 
 let stack: PaymentStack;
 beforeAll(async () => {
@@ -50,7 +50,7 @@ describe('on a gateway whose facilitator reports settlements that never happened
   let liar: Awaited<ReturnType<typeof lyingFacilitator>>;
   beforeAll(async () => {
     liar = await lyingFacilitator(stack.facilitator.url);
-    gateway = await startTestGateway({ ...stack.gatewayEnv, GATEWAY_FACILITATOR_URL: liar.url }, { clock: new ManualClock(Date.now()), recoveryPollIntervalMs: 50 });
+    gateway = await startTestGateway({ ...stack.gatewayEnv, GATEWAY_FACILITATOR_URL: liar.url }, { clock: new WallClock(), recoveryPollIntervalMs: 50 });
   });
   afterAll(async () => {
     await gateway?.close();

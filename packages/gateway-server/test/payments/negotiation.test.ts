@@ -8,7 +8,6 @@ import {
   base64UrlEncode,
   decodePaymentRequiredHeader,
   defaultNetworks,
-  ManualClock,
   utf8Encode,
   verifySignedOffer,
   type PaymentRequirements,
@@ -16,6 +15,7 @@ import {
 } from '@tollgate/core';
 import { call, expectError, freshAccount, registerMerchant, startTestGateway, type TestGateway, type TestMerchant } from '../helpers/gateway';
 import { encodePayment, payableRef, signPayment, type PayableRef, type TokenDomainFacts } from '../helpers/payments';
+import { WallClock } from '../helpers/clock';
 
 const signingKey = generatePrivateKey();
 const receiptSigner = privateKeyToAccount(signingKey).address;
@@ -28,7 +28,7 @@ let fixed: PayableRef;
 let open: PayableRef;
 
 beforeAll(async () => {
-  gateway = await startTestGateway({ GATEWAY_SIGNING_KEY: signingKey }, { clock: new ManualClock(Date.now()) });
+  gateway = await startTestGateway({ GATEWAY_SIGNING_KEY: signingKey }, { clock: new WallClock() });
   merchant = await registerMerchant(gateway.url, { network: 'local' });
   fixed = await payableRef(gateway, { merchant, extra: { description: 'Fixed ✓' } });
   open = await payableRef(gateway, { merchant, amount: undefined });

@@ -4,18 +4,18 @@
 // settle and without a second row; a twin whose signed terms differ, or of a payment not settled yet, is
 // still a conflict. Real HTTP, real database, real anvil chain and facilitator.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '@tollgate/core';
 import type { Hex, LocalAccount } from 'viem';
 import { call, expectError, startTestGateway, type JsonResponse, type TestGateway } from '../helpers/gateway';
 import { encodePayment, fundedPayer, payableRef, signPayment, startPaymentStack, tokenOf, transfersTo, type PayableRef, type PaymentStack } from '../helpers/payments';
 import { answerBytes, requirementsOf } from '../helpers/recovery-app';
+import { WallClock } from '../helpers/clock';
 
 let stack: PaymentStack;
 let gateway: TestGateway;
 
 beforeAll(async () => {
   stack = await startPaymentStack();
-  gateway = await startTestGateway(stack.gatewayEnv, { clock: new ManualClock(Date.now()) });
+  gateway = await startTestGateway(stack.gatewayEnv, { clock: new WallClock() });
 });
 afterAll(async () => {
   await gateway?.close();

@@ -12,7 +12,6 @@ import {
   createNetworkRegistry,
   createSignedOffer,
   decodePaymentRequiredHeader,
-  ManualClock,
   notificationQueue,
   receiptHash,
   utf8Encode,
@@ -38,6 +37,7 @@ import {
   transfersTo,
   type PaymentStack,
 } from '../helpers/payments';
+import { WallClock } from '../helpers/clock';
 
 const signingKey = generatePrivateKey();
 const receiptSigner = privateKeyToAccount(signingKey).address;
@@ -47,7 +47,7 @@ let gateway: TestGateway;
 
 beforeAll(async () => {
   stack = await startPaymentStack();
-  gateway = await startTestGateway({ ...stack.gatewayEnv, GATEWAY_SIGNING_KEY: signingKey }, { clock: new ManualClock(Date.now()) });
+  gateway = await startTestGateway({ ...stack.gatewayEnv, GATEWAY_SIGNING_KEY: signingKey }, { clock: new WallClock() });
 });
 afterAll(async () => {
   await gateway?.close();
@@ -294,7 +294,7 @@ describe('refusals', () => {
     const { startFacilitatorServer } = await import('@tollgate/gateway-server/devchain');
     const gone = await startFacilitatorServer({ facilitator: stack.local.facilitator });
     await gone.stop();
-    const unreachable = await startTestGateway({ ...stack.gatewayEnv, GATEWAY_SIGNING_KEY: signingKey, GATEWAY_FACILITATOR_URL: gone.url }, { clock: new ManualClock(Date.now()) });
+    const unreachable = await startTestGateway({ ...stack.gatewayEnv, GATEWAY_SIGNING_KEY: signingKey, GATEWAY_FACILITATOR_URL: gone.url }, { clock: new WallClock() });
     try {
       const ref = await payableRef(unreachable);
       const { header } = await officialPaymentHeader(unreachable, ref.path, stack, demoPayer(stack));
@@ -342,7 +342,7 @@ describe('logging', () => {
     const facilitatorSecret = 'facilitator-secret-token-0123456789';
     const logged = await startTestGateway(
       { ...stack.gatewayEnv, GATEWAY_SIGNING_KEY: signingKey, LOG_LEVEL: 'trace', GATEWAY_FACILITATOR_HEADERS: JSON.stringify({ 'x-api-key': facilitatorSecret }) },
-      { clock: new ManualClock(Date.now()), logDestination: destination },
+      { clock: new WallClock(), logDestination: destination },
     );
     try {
       const ref = await payableRef(logged);

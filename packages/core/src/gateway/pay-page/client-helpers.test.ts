@@ -91,6 +91,13 @@ describe('pay page client helpers: the payment', () => {
     expect(await recoverTypedDataAddress({ ...typedData, types, message, signature })).toBe(payer.address);
   });
 
+  it('sign by the payment service\'s clock from its Date header, and by the device clock only without one', () => {
+    const device = Date.parse('2026-03-01T12:15:00.700Z');
+    expect(call('paymentNowSeconds', 'Sun, 01 Mar 2026 12:00:07 GMT', device)).toBe(Date.parse('2026-03-01T12:00:07Z') / 1000);
+    expect(call('paymentNowSeconds', null, device)).toBe(Math.floor(device / 1000));
+    expect(call('paymentNowSeconds', 'not a date', device)).toBe(Math.floor(device / 1000));
+  });
+
   it('refuse terms that differ from what the page shows', () => {
     const accepted = buildPaymentRequirements({ network: base, payTo, amount: '10000', maxTimeoutSeconds: 300 });
     const expected = { chainId: 8453, payTo: payTo.toLowerCase(), amount: '10000' };
@@ -125,6 +132,8 @@ describe('pay page client helpers: sentences', () => {
       [402, envelope('settlement_failed', { reason: 'invalid_exact_evm_payload_authorization_valid_before' }), /no longer valid/],
       [402, envelope('settlement_failed', { reason: 'transaction_failed' }), /did not go through/],
       [402, envelope('payment_verification_failed', { reason: 'invalid_signature' }), /could not verify/],
+      [402, envelope('payment_verification_failed', { field: 'authorization.validBefore', reason: 'too_late' }), /time on your device differs/],
+      [402, envelope('payment_verification_failed', { field: 'authorization.validAfter', reason: 'not_yet_valid' }), /Check the date and time settings/],
       [429, envelope('rate_limited', { retryAfterSeconds: 7 }), /Wait 7 seconds/],
       [503, envelope('facilitator_unavailable'), /unavailable right now/],
       [400, envelope('invalid_request', { field: 'amount' }), /refused this amount/],

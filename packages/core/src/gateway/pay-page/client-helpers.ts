@@ -88,6 +88,14 @@ function buildAuthorization(accepted, from, nowSeconds, nonce) {
   };
 }
 
+// The time to sign by: the payment service's, from the Date header of its 402 answer, so a payer whose
+// device clock is minutes off still signs an authorization the service accepts (it refuses one valid for
+// longer than the offer's timeout plus 60 s of skew). The device clock only when the header is missing.
+function paymentNowSeconds(dateHeader, localNowMs) {
+  var serverMs = typeof dateHeader === 'string' ? Date.parse(dateHeader) : NaN;
+  return Math.floor((Number.isFinite(serverMs) ? serverMs : localNowMs) / 1000);
+}
+
 function transferTypedData(accepted, chainId, authorization) {
   return {
     types: {
@@ -153,6 +161,7 @@ function describeGatewayError(status, body, networkLabel) {
     case 'settlement_failed':
       if (/insufficient/i.test(reason)) return 'Your wallet does not hold enough USDC on ' + networkLabel + ' for this payment. Nothing was paid.';
       if (/valid_?before|valid_?after|expired/i.test(reason)) return 'Your signature is no longer valid. Press Pay to sign again. Nothing was paid.';
+      if (/^(not_yet_valid|too_soon|too_late)$/.test(reason)) return 'The time on your device differs from the payment service\u2019s, so your signature was refused. Check the date and time settings of your device, then press Pay again. Nothing was paid.';
       return error.code === 'settlement_failed'
         ? 'The payment did not go through on the network. Nothing was paid.'
         : 'The payment service could not verify your signed payment. Nothing was paid.';
@@ -187,6 +196,7 @@ export const payClientHelperNames = [
   'randomHex',
   'checkRequirements',
   'buildAuthorization',
+  'paymentNowSeconds',
   'transferTypedData',
   'paymentPayload',
   'walletErrorCode',

@@ -211,7 +211,7 @@ function startPayPage() {
     var accepted = Array.isArray(required.accepts) ? required.accepts[0] : undefined;
     var mismatch = checkRequirements(accepted, { chainId: chainId, payTo: data.payTo, amount: amount });
     if (mismatch !== null) { refuse(mismatch); return; }
-    var authorization = buildAuthorization(accepted, flow.account, Math.floor(Date.now() / 1000), randomHex(32));
+    var authorization = buildAuthorization(accepted, flow.account, paymentNowSeconds(negotiation.headers.get('date'), Date.now()), randomHex(32));
     say('Check the payment in your wallet and sign it: ' + formatTokenAmount(amount, decimals) + ' USDC to ' + accepted.payTo + '.');
     var signature = await provider.request({ method: 'eth_signTypedData_v4', params: [flow.account, JSON.stringify(transferTypedData(accepted, chainId, authorization))] });
     var paymentHeader = encodeJsonBase64(paymentPayload(required, accepted, authorization, signature, 'pay_' + randomHex(16).slice(2)));
