@@ -3,14 +3,9 @@
  * native Ed25519 against @noble/curves, interleaved over several rounds, and keyset verification time
  * on the client. Prints medians and the native/noble ratios; it asserts nothing.
  */
-import {
-  createNobleEd25519Signer,
-  encodeKeyset,
-  signArtifact,
-  verifyArtifact,
-  verifyEd25519,
-  verifyKeyset,
-} from '@tollgate/core';
+import { createNobleEd25519Signer } from '@tollgate/core';
+import { verifyEd25519 } from '@tollgate/core/crypto';
+import { encodeKeyset, signArtifact, verifyArtifact, verifyKeyset } from '@tollgate/core/license';
 import { createNodeEd25519Signer, verifyEd25519Node } from '@tollgate/core/node';
 import { verifyWithChecks, webCryptoEd25519Verifier } from '@tollgate/client-sdk';
 import { epochCertificateFor, samplePayloads, vectorEpochs, vectorNow, vectorPins, vectorProductId } from '../packages/core/test/vectors/license-fixtures';

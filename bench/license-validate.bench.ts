@@ -27,17 +27,16 @@
  *   psql postgres://postgres@127.0.0.1:5432/postgres -c 'CREATE DATABASE tollgate_bench_license'
  *   BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres npm run bench -- license
  */
+import { hexDecode, type Signer } from '@tollgate/core';
+import { randomBytes } from '@tollgate/core/crypto';
 import {
-  hexDecode,
   licenseProtocolHeader,
-  randomBytes,
   signDeviceRequest,
   verifyArtifact,
   verifyKeyset,
   type ClientInfo,
-  type Signer,
   type UnsignedDeviceRequest,
-} from '@tollgate/core';
+} from '@tollgate/core/license';
 import { createNodeEd25519Signer } from '@tollgate/core/node';
 import { readdirSync, readFileSync } from 'node:fs';
 import { startBenchChild } from './gateway/child-process';

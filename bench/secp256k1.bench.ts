@@ -14,9 +14,10 @@
  */
 import { createPrivateKey, randomBytes, sign as nodeSign, verify as nodeVerify, type KeyObject } from 'node:crypto';
 import { privateKeyToAccount } from 'viem/accounts';
-import { evmSignerWithBackend, hexEncode, nobleSecp256k1, recoverDigestSigner, type Secp256k1Backend } from '@tollgate/core';
+import { hexEncode } from '@tollgate/core';
+import { evmSignerWithBackend, nobleSecp256k1, recoverDigestSigner, type Secp256k1Backend } from '@tollgate/core/x402';
 // From its file, not the package entry: the bench needs only the loader, not the whole server.
-import { loadNativeSecp256k1 } from '../packages/gateway-server/src/native-secp256k1';
+import { loadNativeSecp256k1 } from '@tollgate/core/node';
 import { median } from './license/measure';
 
 const rounds = Number(process.env['BENCH_ROUNDS'] ?? 5);

@@ -18,7 +18,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import express from 'express';
-import { bootstrapVendor, encodeCanonical, hexEncode } from '@tollgate/core';
+import { bootstrapVendor, hexEncode } from '@tollgate/core';
+import { encodeCanonical } from '@tollgate/core/cbor';
 import { loadLicenseConfig, startLicenseServer, type RunningLicenseServer } from '@tollgate/license-server';
 
 /** One license server under test. */

@@ -1,4 +1,4 @@
-import { decodeLicenseMessage, encodeLicenseMessage, isArtifactError, type AccountSession } from '@tollgate/core';
+import { decodeLicenseMessage, encodeLicenseMessage, isArtifactError, type AccountSession } from '@tollgate/core/license';
 import { LicenseRequestError } from './errors';
 import { postLicenseMessage, type LicenseServerOptions } from './protocol-http';
 

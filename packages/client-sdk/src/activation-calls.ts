@@ -1,4 +1,5 @@
-import { signDeviceRequest, type ClientInfo, type MachineCredential, type OfflineResponse, type Signer, type UnsignedDeviceRequest } from '@tollgate/core';
+import type { Signer } from '@tollgate/core';
+import { signDeviceRequest, type ClientInfo, type MachineCredential, type OfflineResponse, type UnsignedDeviceRequest } from '@tollgate/core/license';
 import { clientTime, expectDevice, expectNonceEcho, freshNonce, idempotencyKeyOf, idempotentPost, type DeviceCallOptions } from './device-calls';
 import { inspectEnvelope, postLicenseMessage } from './protocol-http';
 
@@ -114,7 +115,8 @@ export interface OfflineActivation {
  * @example
  * ```ts
  * import { buildActivationRequest } from '@tollgate/client-sdk';
- * import { randomBytes, signDeviceRequest } from '@tollgate/core';
+ * import { randomBytes } from '@tollgate/core/crypto';
+ * import { signDeviceRequest } from '@tollgate/core/license';
  * const body = await signDeviceRequest('offline-request', buildActivationRequest({}, input, randomBytes(32)), input.deviceKey);
  * ```
  */

@@ -1,4 +1,5 @@
-import { systemClock, unixSeconds, type Clock, type VerifiedArtifact, type VerifiedKeyset } from '@tollgate/core';
+import { systemClock, unixSeconds, type Clock } from '@tollgate/core';
+import type { VerifiedArtifact, VerifiedKeyset } from '@tollgate/core/license';
 import { RevocationFeedError } from './errors';
 import { verifyInEpochWindow, type AppArtifactKind, type EpochWindowTime } from './epoch-window';
 import type { KeysetFetcher } from './keyset-fetcher';

@@ -1,15 +1,15 @@
 // Asset keys: unwrap the keys carried in credentials and tickets, and open assets sealed with them.
 // Browser-safe: @noble primitives through @tollgate/core, no Node imports.
+import { CryptoError } from '@tollgate/core/crypto';
 import {
   assetKeyWrapContext,
-  CryptoError,
   openSealedAsset,
   readSealedAssetHeader,
   unwrapAssetKey as unwrapWithContext,
   type MachineCredential,
   type SealedAssetHeader,
   type ValidationTicket,
-} from '@tollgate/core';
+} from '@tollgate/core/license';
 
 /**
  * A verified artifact that may carry asset keys: a machine credential (from `activate`,

@@ -1,14 +1,6 @@
-import {
-  constantTimeEqual,
-  hexEncode,
-  licenseWireLengths,
-  randomBytes,
-  systemClock,
-  unixSeconds,
-  type Clock,
-  type MachineCredential,
-  type Signer,
-} from '@tollgate/core';
+import { hexEncode, systemClock, unixSeconds, type Clock, type Signer } from '@tollgate/core';
+import { constantTimeEqual, randomBytes } from '@tollgate/core/crypto';
+import { licenseWireLengths, type MachineCredential } from '@tollgate/core/license';
 import type { ArtifactVerifier } from './artifact-verifier';
 import { ResponseMismatchError } from './errors';
 import type { LicenseServerOptions, PostExtras } from './protocol-http';

@@ -1,4 +1,4 @@
-import { checkEpochWindow, licenseClockSkewSeconds, type ArtifactKind, type EpochKey, type EpochKeySource, type SignatureVerifier, type VerifiedArtifact } from '@tollgate/core';
+import { checkEpochWindow, licenseClockSkewSeconds, type ArtifactKind, type EpochKey, type EpochKeySource, type SignatureVerifier, type VerifiedArtifact } from '@tollgate/core/license';
 import { verifyArtifact } from './verify';
 
 /** The kinds an app verifies (certificates come inside keysets, batches through the follower). */

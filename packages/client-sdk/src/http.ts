@@ -1,4 +1,4 @@
-import { licenseProtocolHeader, licenseProtocolVersion } from '@tollgate/core';
+import { licenseProtocolHeader, licenseProtocolVersion } from '@tollgate/core/license';
 import { defaultRequestTimeoutMs, licenseErrorOf, networkError, requestTimeoutOf, withDeadline, type FetchFunction } from './protocol-http';
 
 export type { FetchFunction } from './protocol-http';

@@ -35,6 +35,9 @@ export {
 export { validate, heartbeat, deactivate, type ValidateInput, type ValidateResult, type DeactivateInput, type HeartbeatResult } from './session-calls';
 export { maxAgeSeconds, type FetchFunction } from './http';
 export type {
+  Signer,
+} from '@tollgate/core';
+export type {
   VerifiedKeyset,
   VerifiedArtifact,
   VerifiedEpoch,
@@ -50,8 +53,7 @@ export type {
   KillReason,
   OfflineResponse,
   TelemetryBlock,
-  Signer,
-} from '@tollgate/core';
+} from '@tollgate/core/license';
 export * from './asset-keys';
 export * from './manifest-signature';
 export { createLicenseClient } from './life-cycle/license-client';

@@ -1,5 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
-import { ArtifactError, ManualClock, decodeSign1, encodeCanonical, encodeKeyset, encodeSign1, hexEncode } from '@tollgate/core';
+import { ManualClock, hexEncode } from '@tollgate/core';
+import { encodeCanonical } from '@tollgate/core/cbor';
+import { ArtifactError, decodeSign1, encodeKeyset, encodeSign1 } from '@tollgate/core/license';
 import { LicenseRequestError, createKeysetFetcher, maxAgeSeconds } from '@tollgate/client-sdk';
 import { vectorEpochs, vectorNow, vectorRoots } from '../../core/test/vectors/license-fixtures';
 import { createFakeLicenseServer } from '../test/fake-server';

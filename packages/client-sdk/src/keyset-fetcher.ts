@@ -1,4 +1,5 @@
-import { systemClock, unixSeconds, type Clock, type VerifiedKeyset } from '@tollgate/core';
+import { systemClock, unixSeconds, type Clock } from '@tollgate/core';
+import type { VerifiedKeyset } from '@tollgate/core/license';
 import { synchronousVerifier, verifyWithChecks, type SdkSignatureVerifier } from './signature-checks';
 import { getLicenseResource, maxAgeSeconds, type FetchFunction } from './http';
 import { RefetchGate } from './refetch-gate';

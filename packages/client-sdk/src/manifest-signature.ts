@@ -1,12 +1,12 @@
+import { hexEncode } from '@tollgate/core';
+import { verifyEd25519 } from '@tollgate/core/crypto';
 import {
-  hexEncode,
   IntegrityManifestError,
   integrityManifestSigningMessage,
   integritySignerFingerprint,
   parseIntegrityManifest,
-  verifyEd25519,
   type IntegrityManifest,
-} from '@tollgate/core';
+} from '@tollgate/core/license';
 
 /** What {@link verifyManifestSignature} checks. */
 export interface ManifestSignatureInput {

@@ -1,15 +1,13 @@
+import { systemClock, unixSeconds, type Clock } from '@tollgate/core';
+import { decodeCanonical } from '@tollgate/core/cbor';
+import { constantTimeEqual } from '@tollgate/core/crypto';
 import {
-  constantTimeEqual,
-  decodeCanonical,
   inspectArtifact,
   signDeviceRequest,
-  systemClock,
-  unixSeconds,
-  type Clock,
   type EpochKeySource,
   type MachineCredential,
   type OfflineResponse,
-} from '@tollgate/core';
+} from '@tollgate/core/license';
 import { buildActivationRequest, type OfflineRequestInput } from './activation-calls';
 import { freshNonce, idempotencyKeyOf } from './device-calls';
 import { ResponseMismatchError } from './errors';

@@ -1,4 +1,4 @@
-import { decodeLicenseMessage, inspectArtifact, isArtifactError, licenseProtocolHeader, licenseProtocolVersion, type InspectedArtifact } from '@tollgate/core';
+import { decodeLicenseMessage, inspectArtifact, isArtifactError, licenseProtocolHeader, licenseProtocolVersion, type InspectedArtifact } from '@tollgate/core/license';
 import { LicenseRequestError } from './errors';
 
 /** The `fetch` the SDK uses: the platform's by default, injectable for tests, proxies and retries. */

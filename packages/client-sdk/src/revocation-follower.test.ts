@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock, encodeKeyset, hexEncode, signArtifact, type RevocationBatch } from '@tollgate/core';
+import { ManualClock, hexEncode } from '@tollgate/core';
+import { encodeKeyset, signArtifact, type RevocationBatch } from '@tollgate/core/license';
 import { RevocationFeedError, createRevocationFollower, verifyKeyset } from '@tollgate/client-sdk';
 import { epochCertificateFor, vectorBytes, vectorEpochs, vectorNow, vectorPins } from '../../core/test/vectors/license-fixtures';
 import { createFakeLicenseServer } from '../test/fake-server';

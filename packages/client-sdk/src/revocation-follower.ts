@@ -1,4 +1,5 @@
-import { hexEncode, licenseClockSkewSeconds, splitCborSequence, systemClock, unixSeconds, type Clock, type EpochKeySource, type RevocationBatch } from '@tollgate/core';
+import { hexEncode, systemClock, unixSeconds, type Clock } from '@tollgate/core';
+import { licenseClockSkewSeconds, splitCborSequence, type EpochKeySource, type RevocationBatch } from '@tollgate/core/license';
 import { RevocationFeedError } from './errors';
 import { getLicenseResource, type FetchFunction } from './http';
 import { verifyArtifact } from './verify';

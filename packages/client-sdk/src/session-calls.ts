@@ -9,7 +9,7 @@ import {
   type TelemetryBlock,
   type UnsignedDeviceRequest,
   type ValidationTicket,
-} from '@tollgate/core';
+} from '@tollgate/core/license';
 import { clientTime, expectNonceEcho, expectSeat, freshNonce, idempotencyKeyOf, idempotentPost, type DeviceCallOptions, type DeviceSession } from './device-calls';
 import { LicenseRequestError } from './errors';
 import { inspectEnvelope, postLicenseMessage } from './protocol-http';

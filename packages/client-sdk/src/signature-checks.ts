@@ -1,4 +1,6 @@
-import { createNativeEd25519Verifier, hexEncode, isStrictEd25519Input, verifyEd25519, type NativeEd25519Crypto, type SignatureVerifier } from '@tollgate/core';
+import { hexEncode } from '@tollgate/core';
+import { createNativeEd25519Verifier, isStrictEd25519Input, verifyEd25519, type NativeEd25519Crypto } from '@tollgate/core/crypto';
+import type { SignatureVerifier } from '@tollgate/core/license';
 
 /**
  * An Ed25519 check that answers asynchronously, like WebCrypto's `crypto.subtle.verify`. The SDK's

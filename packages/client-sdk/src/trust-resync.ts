@@ -1,4 +1,4 @@
-import { ArtifactError, isArtifactError } from '@tollgate/core';
+import { ArtifactError, isArtifactError } from '@tollgate/core/license';
 import { LicenseRequestError } from './errors';
 import type { KeysetFetcher, KeysetRefetch } from './keyset-fetcher';
 import type { RevocationFollower } from './revocation-follower';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createNobleEd25519Signer, encodeKeyset, hexEncode, signArtifact, signEpochCertificate } from '@tollgate/core';
+import { createNobleEd25519Signer, hexEncode } from '@tollgate/core';
+import { encodeKeyset, signArtifact, signEpochCertificate } from '@tollgate/core/license';
 import { decodePins, verifyArtifact, verifyKeyset, type VerifyArtifactOptions } from '@tollgate/client-sdk';
 import { epochCertificateFor, samplePayloads, vectorBytes, vectorEpochs, vectorNow, vectorProductId, vectorRoots } from '../../core/test/vectors/license-fixtures';
 

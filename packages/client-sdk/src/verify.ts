@@ -1,7 +1,5 @@
+import { hexDecode, systemClock, unixSeconds } from '@tollgate/core';
 import {
-  hexDecode,
-  systemClock,
-  unixSeconds,
   verifyArtifact as verifyArtifactWithCore,
   verifyKeyset as verifyKeysetWithCore,
   type ArtifactKind,
@@ -9,7 +7,7 @@ import {
   type SignatureVerifier,
   type VerifiedArtifact,
   type VerifiedKeyset,
-} from '@tollgate/core';
+} from '@tollgate/core/license';
 
 /** A pinned root public key: 32 bytes, or 64 lower-case hex digits as you would embed it in an app. */
 export type PinnedRoot = Uint8Array | string;

@@ -9,7 +9,9 @@
  * ManualClock) runs the servers and the SDK: nothing here waits for time to pass.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ManualClock, decodeKeyset, decodeSign1, encodeProtectedHeader, encodeSign1, inspectArtifact, randomBytes, type ArtifactError, type Clock } from '@tollgate/core';
+import { ManualClock, type Clock } from '@tollgate/core';
+import { randomBytes } from '@tollgate/core/crypto';
+import { decodeKeyset, decodeSign1, encodeProtectedHeader, encodeSign1, inspectArtifact, type ArtifactError } from '@tollgate/core/license';
 import { createArtifactVerifier, createKeysetFetcher, createLicenseClient, createMemoryStorage, createRevocationFollower, decodeStoredLicense, type FetchFunction } from '@tollgate/client-sdk';
 import type { RunningLicenseServer } from '@tollgate/license-server';
 import { freshKey } from '../../license-server/test/admin/admin-harness';

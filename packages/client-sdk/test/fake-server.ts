@@ -1,4 +1,5 @@
-import { encodeCborSequence, encodeKeyset, revocationPageRange, signArtifact, type Clock } from '@tollgate/core';
+import type { Clock } from '@tollgate/core';
+import { encodeCborSequence, encodeKeyset, revocationPageRange, signArtifact } from '@tollgate/core/license';
 import { epochCertificateFor, vectorBytes, vectorEpochs } from '../../core/test/vectors/license-fixtures';
 
 /** One request the fake server saw. */

@@ -3,7 +3,8 @@
 // no timer is left behind. And a 200 that is no signed envelope (a proxy's HTML page) is
 // `unexpected_response`, not a refusal (F13).
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createNobleEd25519Signer, encodeLicenseMessage, ManualClock } from '@tollgate/core';
+import { createNobleEd25519Signer, ManualClock } from '@tollgate/core';
+import { encodeLicenseMessage } from '@tollgate/core/license';
 import { classifyFailure, createKeysetFetcher, LicenseRequestError, login, relayOfflineRequest, validate, type ArtifactVerifier, type FetchFunction } from '@tollgate/client-sdk';
 
 afterEach(() => {

@@ -1,7 +1,7 @@
 // The license client's pure decisions: standing of stored artifacts at a time, how a failure is sorted
 // (grace or fail closed), and the retry and refresh delays.
 import { describe, expect, it } from 'vitest';
-import { ArtifactError, type MachineCredential, type ValidationTicket } from '@tollgate/core';
+import { ArtifactError, type MachineCredential, type ValidationTicket } from '@tollgate/core/license';
 import { classifyFailure, LicenseRequestError, refreshDelayMs, ResponseMismatchError, retryDelayMs, RevocationFeedError, standingAt } from '@tollgate/client-sdk';
 
 const credential = { refreshAfter: 1_000, graceSeconds: 500, issuedAt: 0 } as MachineCredential;

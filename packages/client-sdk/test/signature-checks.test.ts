@@ -2,7 +2,9 @@
 // verification in passes, noble as the fallback. Each must reach the verdict noble reaches, on real
 // keysets and tickets and on tampered ones.
 import { describe, expect, it } from 'vitest';
-import { createNobleEd25519Signer, encodeKeyset, signArtifact, verifyEd25519, type SignatureVerifier } from '@tollgate/core';
+import { createNobleEd25519Signer } from '@tollgate/core';
+import { verifyEd25519 } from '@tollgate/core/crypto';
+import { encodeKeyset, signArtifact, type SignatureVerifier } from '@tollgate/core/license';
 import { defaultSignatureVerifier, verifyArtifact, verifyKeyset, verifyWithChecks, webCryptoEd25519Verifier, type AsyncSignatureVerifier } from '@tollgate/client-sdk';
 import { epochCertificateFor, samplePayloads, vectorEpochs, vectorNow, vectorPins, vectorProductId } from '../../core/test/vectors/license-fixtures';
 

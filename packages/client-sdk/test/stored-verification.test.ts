@@ -5,7 +5,8 @@
  * device's clock when the guarded clock's mark runs far ahead.
  */
 import { describe, expect, it } from 'vitest';
-import { ManualClock, decodeSign1, encodeCborSequence, encodeSign1, encodeKeyset, revocationPageRange, signArtifact, type ArtifactPayloads, type Clock } from '@tollgate/core';
+import { ManualClock, type Clock } from '@tollgate/core';
+import { decodeSign1, encodeCborSequence, encodeSign1, encodeKeyset, revocationPageRange, signArtifact, type ArtifactPayloads } from '@tollgate/core/license';
 import { ResponseMismatchError } from '@tollgate/client-sdk';
 import { createClientVerification } from '../src/life-cycle/client-verification';
 import type { StoredLicense } from '../src/life-cycle/stored-license';

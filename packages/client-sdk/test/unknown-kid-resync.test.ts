@@ -5,7 +5,8 @@
  * The same flow against the real license server is in emergency-rotation.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { ManualClock, encodeKeyset, signArtifact, type ArtifactError, type ArtifactPayloads } from '@tollgate/core';
+import { ManualClock } from '@tollgate/core';
+import { encodeKeyset, signArtifact, type ArtifactError, type ArtifactPayloads } from '@tollgate/core/license';
 import { classifyFailure, createArtifactVerifier, createKeysetFetcher, createRevocationFollower } from '@tollgate/client-sdk';
 import { epochCertificateFor, samplePayloads, vectorEpochs, vectorNow, vectorPins, vectorProductId, type EpochFixture } from '../../core/test/vectors/license-fixtures';
 import { createFakeLicenseServer } from './fake-server';

@@ -1,6 +1,7 @@
 // The client's usage window: duration buckets, caps, the allow-list, and a block that always fits 512 bytes.
 import { describe, expect, it } from 'vitest';
-import { encodeCanonical, telemetryBlockSpec } from '@tollgate/core';
+import { encodeCanonical } from '@tollgate/core/cbor';
+import { telemetryBlockSpec } from '@tollgate/core/license';
 import { emptyUsage, mayCountUsage, mergeUsage, outgoingUsage, telemetryBlockOf, usageAfterTicket, withFeatureHit, withSession, withUsage, type UsageWindow } from '../src/life-cycle/usage-telemetry';
 
 const day = 86_400;

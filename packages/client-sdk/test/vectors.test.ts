@@ -1,4 +1,5 @@
-import { createNobleEd25519Signer, decodeDeviceRequest, verifyDeviceProof, verifyEpochCertificate } from '@tollgate/core';
+import { createNobleEd25519Signer } from '@tollgate/core';
+import { decodeDeviceRequest, verifyDeviceProof, verifyEpochCertificate } from '@tollgate/core/license';
 import { verifyArtifact, verifyKeyset } from '@tollgate/client-sdk';
 import { describeLicenseVectors } from '../../core/test/vectors/check-license-vectors';
 

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { getAddress, isAddress } from 'viem';
-import { ConfigError, createNetworkRegistry, parseGatewaySecret, type GatewayNetwork, type RateLimitRule } from '@tollgate/core';
+import { ConfigError, createNetworkRegistry, parseGatewaySecret, type GatewayNetwork } from '@tollgate/core';
+import type { RateLimitRule } from '@tollgate/core/storage';
 import { networkDefinitionSchema } from '@tollgate/core/gateway';
 
 /** One invalid variable, as `ConfigError` lists it. */

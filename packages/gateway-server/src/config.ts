@@ -1,16 +1,5 @@
-import {
-  ConfigError,
-  defaultGatewayRateLimits,
-  envBoolean,
-  envEnum,
-  envInteger,
-  envString,
-  envUrl,
-  parseEnv,
-  type EnvRecord,
-  type GatewayNetwork,
-  type GatewayRateLimits,
-} from '@tollgate/core';
+import { ConfigError, defaultGatewayRateLimits, type GatewayNetwork, type GatewayRateLimits } from '@tollgate/core';
+import { envBoolean, envEnum, envInteger, envString, envUrl, parseEnv, type EnvRecord } from '@tollgate/core/config';
 import { join } from 'node:path';
 import {
   checkDevChainVariable,

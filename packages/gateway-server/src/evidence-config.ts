@@ -1,4 +1,5 @@
-import { ConfigError, envEnum, envInteger, parseEnv, type EnvRecord } from '@tollgate/core';
+import { ConfigError } from '@tollgate/core';
+import { envEnum, envInteger, parseEnv, type EnvRecord } from '@tollgate/core/config';
 import { defaultEvidenceRateLimits, defaultEvidenceSettings, minEvidenceResponseBytes, type EvidenceAccessMode, type EvidenceRateLimits } from '@tollgate/core/gateway';
 import { parseRateLimitVariable, parseReceiptSignersVariable, type ConfigProblem, type Parsed } from './config-parsers';
 

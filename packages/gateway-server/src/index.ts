@@ -20,5 +20,6 @@ export { healthRoutes, type HealthDependencies } from './routes/health';
 export { resolveGatewaySecret, gatewaySecretPath } from './secret-file';
 export type { SecretWarnings } from './kept-secret';
 export { resolveGatewaySigningKey, gatewaySigningKeyPath } from './signing-key';
-export { loadSecp256k1Backend, loadNativeSecp256k1, type NativeSecp256k1Options, type NativeSecp256k1Unavailable, type Secp256k1BackendLogger } from './native-secp256k1';
+// The secp256k1 loader moved to @tollgate/core/node (embedders of createGateway use it too); re-exported so imports from here keep working.
+export { loadSecp256k1Backend, loadNativeSecp256k1, type NativeSecp256k1Options, type NativeSecp256k1Unavailable, type Secp256k1BackendLogger } from '@tollgate/core/node';
 export * from './notifications';

@@ -1,4 +1,5 @@
-import { ConfigError, hexEncode, parseGatewaySecret, randomBytes, gatewaySecretBytes } from '@tollgate/core';
+import { ConfigError, hexEncode, parseGatewaySecret, gatewaySecretBytes } from '@tollgate/core';
+import { randomBytes } from '@tollgate/core/crypto';
 import { join } from 'node:path';
 import { keptSecret, type SecretWarnings } from './kept-secret';
 

@@ -7,22 +7,23 @@ import {
   createRpcClients,
   createViemWalletSignatureVerifier,
   deriveGatewayKeys,
-  evmSignerWithBackend,
   gatewayMigrations,
   systemClock,
   type Clock,
-  type EvmSigner,
   type NetworkRegistry,
   type PaymentEvent,
   type PaymentOptions,
-  type RandomSource,
-  type Secp256k1Backend,
 } from '@tollgate/core';
+import type { RandomSource } from '@tollgate/core/crypto';
+import {
+  evmSignerWithBackend,
+  type EvmSigner,
+  type Secp256k1Backend,
+} from '@tollgate/core/x402';
 import { healthOperations, type EvidenceOptions, type NotificationWorkerOptions } from '@tollgate/core/gateway';
-import { closeOnSignal, createKeepAliveFetch, createNodeNotificationTransport, serverLoggerOptions, startService, type RunningService } from '@tollgate/core/node';
+import { closeOnSignal, createKeepAliveFetch, createNodeNotificationTransport, loadSecp256k1Backend, type RunningService, serverLoggerOptions, startService } from '@tollgate/core/node';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { createGatewayListener } from './app';
-import { loadSecp256k1Backend } from './native-secp256k1';
 import { gatewayDatabaseDir, loadGatewayConfig, type GatewayConfig } from './config';
 import { startDevMode, type DevChainInfo } from './dev-mode';
 import { healthRoutes } from './routes/health';

@@ -3,7 +3,8 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { route, type Route } from '@tollgate/core';
+import type { Route } from '@tollgate/core';
+import { route } from '@tollgate/core/http';
 import type { LogSink } from '@tollgate/core/node';
 import { createGatewayApp, createGatewayListener } from '@tollgate/gateway-server';
 

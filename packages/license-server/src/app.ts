@@ -1,5 +1,6 @@
 import type { IncomingMessage, RequestListener } from 'node:http';
-import { adminPathPrefix, licenseClientTable, type MountedTable, type Route, type RouteTable } from '@tollgate/core';
+import type { Route, RouteTable } from '@tollgate/core';
+import { adminPathPrefix, licenseClientTable, type MountedTable } from '@tollgate/core/license';
 import { logRequests, toExpress, type LogSink } from '@tollgate/core/node';
 import express, { type Express, type Request } from 'express';
 

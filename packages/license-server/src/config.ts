@@ -1,18 +1,8 @@
-import {
-  ConfigError,
-  base64Decode,
-  defaultAdminTokenPrefix,
-  defaultClientRateLimits,
-  envEnum,
-  envInteger,
-  envString,
-  envUrl,
-  hexDecode,
-  parseEnv,
-  type ClientRateLimits,
-  type EnvRecord,
-  type RateLimitRule,
-} from '@tollgate/core';
+import { ConfigError, hexDecode, type LicenseServiceOptions } from '@tollgate/core';
+import { envEnum, envInteger, envString, envUrl, parseEnv, type EnvRecord } from '@tollgate/core/config';
+import { base64Decode } from '@tollgate/core/crypto';
+import { defaultAdminTokenPrefix, defaultClientRateLimits, type ClientRateLimits } from '@tollgate/core/license';
+import type { RateLimitRule } from '@tollgate/core/storage';
 import { join } from 'node:path';
 import { parseAnalyticsConfig, type AnalyticsConfig } from './config/analytics-config';
 import { parseBillingConfig, type BillingConfig } from './config/billing-config';
@@ -248,4 +238,37 @@ export function licenseStateDir(config: Pick<LicenseConfig, 'dataDir'>): string 
  */
 export function licenseDatabaseDir(config: Pick<LicenseConfig, 'dataDir'>): string {
   return join(licenseStateDir(config), 'db');
+}
+
+/**
+ * The options `createLicenseService` takes, picked from the server's configuration by name: the service
+ * never receives the master key, the root public keys, the database URL or the listen address through
+ * its options (the master key goes in as its own dependency, so an options object that is logged or
+ * inspected holds no secret).
+ *
+ * @param config - The loaded configuration.
+ * @param version - The version `/health` reports.
+ * @returns The service's options.
+ * @example
+ * ```ts
+ * import { licenseServiceOptions, loadLicenseConfig } from '@tollgate/license-server';
+ * const options = licenseServiceOptions(loadLicenseConfig(process.env), '1.0.0');
+ * ```
+ */
+export function licenseServiceOptions(config: LicenseConfig, version: string): LicenseServiceOptions {
+  return {
+    keysetRefreshSeconds: config.keysetRefreshSeconds,
+    adminTokenPrefix: config.adminTokenPrefix,
+    adminRealm: config.adminRealm,
+    auditAnchorSeconds: config.auditAnchorSeconds,
+    clientRateLimits: config.clientRateLimits,
+    seatReclaimSeconds: config.seatReclaimSeconds,
+    trustProxy: config.trustProxy,
+    epochs: config.epochs,
+    integrity: config.integrity,
+    billing: config.billing,
+    telemetry: config.telemetry,
+    analytics: config.analytics,
+    version,
+  };
 }

@@ -4,7 +4,7 @@
  *
  * @packageDocumentation
  */
-export { loadLicenseConfig, licenseDatabaseDir, licenseStateDir, decodeMasterKey, type LicenseConfig } from './config';
+export { loadLicenseConfig, licenseServiceOptions, licenseDatabaseDir, licenseStateDir, decodeMasterKey, type LicenseConfig } from './config';
 export { createLicenseApp, createLicenseListener, type LicenseRouteTables, type LicenseAppOptions } from './app';
 export { startLicenseServer, runLicenseFromEnv, type RunningLicenseServer, type LicenseContext, type StartLicenseOptions } from './server';
 export {
@@ -40,7 +40,7 @@ export {
   type AnalyticsRollupRound,
   type AnalyticsDeliveryJobOptions,
   type AnalyticsDeliveryRound,
-} from '@tollgate/core';
+} from '@tollgate/core/license';
 export { startTrustChangeListener, trustChangeChannel, type TrustChangeListener, type TrustChangeListenerOptions } from '@tollgate/core/node';
 export { healthRoutes, createLicenseTrust, createEpochSigner, startAuditAnchorJob, startSuspicionAlertJob, startAnalyticsDeliveryJob } from './node-defaults';
 export { CeremonyError, type CeremonyErrorCode } from './ceremony/ceremony-error';

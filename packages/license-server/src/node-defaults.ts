@@ -1,3 +1,4 @@
+import type { Clock, NotificationTransport, Route } from '@tollgate/core';
 import {
   createEpochSigner as createCoreEpochSigner,
   createLicenseTrust as createCoreLicenseTrust,
@@ -9,17 +10,14 @@ import {
   type AnalyticsDeliveryJobOptions,
   type AuditAnchorJob,
   type AuditAnchorJobOptions,
-  type Clock,
   type EpochKey,
   type EpochRetirementCheck,
   type EpochSigner,
   type LicenseHostResolver,
   type LicenseTrust,
   type LicenseTrustOptions,
-  type NotificationTransport,
-  type Route,
   type SuspicionAlertJobOptions,
-} from '@tollgate/core';
+} from '@tollgate/core/license';
 import { nodeLicenseCrypto, nodeLicenseNetwork } from '@tollgate/core/node';
 import { version } from '../package.json';
 

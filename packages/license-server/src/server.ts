@@ -1,16 +1,11 @@
-import {
-  coreMigrations,
-  createLicenseService,
-  licenseMigrations,
-  systemClock,
-  type AdminProvisioningContext,
-  type Clock,
-  type LicenseAdminApi,
-  type LicenseServiceOverrides,
-  type LicenseTrust,
-  type SeatReclaimJob,
-  type SqlClient,
-} from '@tollgate/core';
+import { coreMigrations, createLicenseService, licenseMigrations, systemClock, type Clock, type SqlClient } from '@tollgate/core';
+import type {
+  AdminProvisioningContext,
+  LicenseAdminApi,
+  LicenseServiceOverrides,
+  LicenseTrust,
+  SeatReclaimJob,
+} from '@tollgate/core/license';
 import { closeOnSignal, nodeLicenseCrypto, nodeLicenseNetwork, pgLicenseChangeFeed, serverLoggerOptions, startService, type RunningService } from '@tollgate/core/node';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { version } from '../package.json';
@@ -18,7 +13,7 @@ import { createLicenseListener } from './app';
 import { devKeyPaths, resolveMasterKey } from './ceremony/ceremony';
 import { describeDevTrust, ensureDevTrust, type DevTrust } from './ceremony/dev-trust';
 import { acquireEmbeddedDatabaseLock } from './ceremony/embedded-lock';
-import { licenseDatabaseDir, loadLicenseConfig, type LicenseConfig } from './config';
+import { licenseDatabaseDir, licenseServiceOptions, loadLicenseConfig, type LicenseConfig } from './config';
 
 /** What a running license server exposes besides its URL. */
 export interface LicenseContext {
@@ -102,7 +97,7 @@ export async function startLicenseServer(config: LicenseConfig, options: StartLi
           masterKey,
           pinnedRoots,
           logger,
-          options: { ...config, version },
+          options: licenseServiceOptions(config, version),
           crypto: nodeLicenseCrypto,
           network: nodeLicenseNetwork,
           health: database,

@@ -2,7 +2,10 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } fr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeEpochCertificateRequest, hexDecode, hexEncode, randomBytes, type EnvRecord } from '@tollgate/core';
+import { hexDecode, hexEncode } from '@tollgate/core';
+import type { EnvRecord } from '@tollgate/core/config';
+import { randomBytes } from '@tollgate/core/crypto';
+import { decodeEpochCertificateRequest } from '@tollgate/core/license';
 import { verifyKeyset } from '@tollgate/client-sdk';
 import { runLicenseCli } from '@tollgate/license-server';
 import { bodyBytes, openServerSandbox, protoHeaders, serverEngines, type ServerSandbox } from './helpers';

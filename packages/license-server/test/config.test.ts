@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, base64Encode, base64UrlEncode, hexEncode } from '@tollgate/core';
-import { loadLicenseConfig } from '@tollgate/license-server';
+import { ConfigError, hexEncode } from '@tollgate/core';
+import { base64Encode, base64UrlEncode } from '@tollgate/core/crypto';
+import { licenseServiceOptions, loadLicenseConfig } from '@tollgate/license-server';
 
 const key = Uint8Array.from({ length: 32 }, (_, index) => index * 7);
 const root = hexEncode(Uint8Array.from({ length: 32 }, (_, index) => 255 - index));
@@ -36,5 +37,15 @@ describe('license trust configuration', () => {
   it('accepts production only with both trust variables', () => {
     expect(() => loadLicenseConfig({ NODE_ENV: 'production', LICENSE_MASTER_KEY: hexEncode(key) })).toThrow(/LICENSE_ROOT_PUBLIC_KEYS/);
     expect(loadLicenseConfig({ NODE_ENV: 'production', LICENSE_MASTER_KEY: hexEncode(key), LICENSE_ROOT_PUBLIC_KEYS: root }).production).toBe(true);
+  });
+
+  it('hands the service its feature options only: no master key, roots, database URL or listen address', () => {
+    const config = loadLicenseConfig({ LICENSE_MASTER_KEY: hexEncode(key), LICENSE_ROOT_PUBLIC_KEYS: root, LICENSE_DATABASE_URL: 'postgres://user:secret@db.example/license', LICENSE_KEYSET_REFRESH_SECONDS: '45' });
+    const options = licenseServiceOptions(config, '9.9.9');
+    expect(Object.keys(options).sort()).toEqual(
+      ['adminRealm', 'adminTokenPrefix', 'analytics', 'auditAnchorSeconds', 'billing', 'clientRateLimits', 'epochs', 'integrity', 'keysetRefreshSeconds', 'seatReclaimSeconds', 'telemetry', 'trustProxy', 'version'],
+    );
+    expect(options).toMatchObject({ keysetRefreshSeconds: 45, version: '9.9.9', epochs: config.epochs, billing: config.billing });
+    expect(JSON.stringify(options)).not.toContain('db.example');
   });
 });

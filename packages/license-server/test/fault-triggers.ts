@@ -4,7 +4,8 @@
  * PostgreSQL alike, without mocking anything the server runs. A deferred constraint trigger instead fails
  * the COMMIT itself, once every write of the transaction has run.
  */
-import { randomBytes, hexEncode, type SqlClient } from '@tollgate/core';
+import { hexEncode, type SqlClient } from '@tollgate/core';
+import { randomBytes } from '@tollgate/core/crypto';
 
 /** Where the injected failure strikes. */
 export interface InjectedFault {

@@ -2,7 +2,10 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { coreMigrations, decodeCanonical, licenseMigrations, licenseProtocolHeader, type EnvRecord } from '@tollgate/core';
+import { coreMigrations, licenseMigrations } from '@tollgate/core';
+import { decodeCanonical } from '@tollgate/core/cbor';
+import type { EnvRecord } from '@tollgate/core/config';
+import { licenseProtocolHeader } from '@tollgate/core/license';
 import { createScratchDatabase, pgliteTestTemplate, testDatabaseEngines, type TestEngine } from '@tollgate/core/testing';
 import { licenseDatabaseDir, loadLicenseConfig, startLicenseServer, type RunningLicenseServer, type StartLicenseOptions } from '@tollgate/license-server';
 

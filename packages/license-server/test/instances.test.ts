@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRootSigner, hexEncode, randomBytes, signEpochCertificate, splitCborSequence } from '@tollgate/core';
+import { hexEncode } from '@tollgate/core';
+import { randomBytes } from '@tollgate/core/crypto';
+import { createRootSigner, signEpochCertificate, splitCborSequence } from '@tollgate/core/license';
 import { createNodeEd25519Signer } from '@tollgate/core/node';
 import { verifyArtifact, verifyKeyset } from '@tollgate/client-sdk';
 import { createEpochRequest, loadEpochCertificate, type RunningLicenseServer } from '@tollgate/license-server';

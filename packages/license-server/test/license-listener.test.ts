@@ -6,7 +6,8 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defineRoutes, type Route } from '@tollgate/core';
+import type { Route } from '@tollgate/core';
+import { defineRoutes } from '@tollgate/core/http';
 import { createLicenseApp, createLicenseListener } from '../src/app';
 import { protoHeaders } from './helpers';
 

@@ -6,7 +6,9 @@
  * injection: the server and its signatures are real.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createNobleEd25519Signer, decodeDeviceRequest, hexEncode, isArtifactError, randomBytes, signDeviceRequest, type ClientInfo } from '@tollgate/core';
+import { createNobleEd25519Signer, hexEncode } from '@tollgate/core';
+import { randomBytes } from '@tollgate/core/crypto';
+import { decodeDeviceRequest, isArtifactError, signDeviceRequest, type ClientInfo } from '@tollgate/core/license';
 import {
   activate,
   createArtifactVerifier,

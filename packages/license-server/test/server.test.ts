@@ -2,7 +2,7 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeCanonical } from '@tollgate/core';
+import { decodeCanonical } from '@tollgate/core/cbor';
 import { licenseDatabaseDir, loadLicenseConfig, startLicenseServer, type RunningLicenseServer } from '@tollgate/license-server';
 
 describe('license server', () => {

@@ -1,4 +1,4 @@
-import { decodeDeviceRequest, verifyArtifact, verifyDeviceProof, verifyEpochCertificate, verifyKeyset } from '@tollgate/core';
+import { decodeDeviceRequest, verifyArtifact, verifyDeviceProof, verifyEpochCertificate, verifyKeyset } from '@tollgate/core/license';
 import { createNodeEd25519Signer, verifyEd25519Node } from '@tollgate/core/node';
 import { describeLicenseVectors } from '../../core/test/vectors/check-license-vectors';
 

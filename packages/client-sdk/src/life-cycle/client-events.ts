@@ -1,4 +1,4 @@
-import type { KillOrder } from '@tollgate/core';
+import type { KillOrder } from '@tollgate/core/license';
 import type { LicenseState } from './license-state';
 
 /** A state change, with why it happened. */

@@ -1,4 +1,5 @@
-import { verifyEpochCertificate, type Clock, type EpochKeySource, type MachineCredential, type VerifiedEpoch, type ValidationTicket } from '@tollgate/core';
+import type { Clock } from '@tollgate/core';
+import { verifyEpochCertificate, type EpochKeySource, type MachineCredential, type VerifiedEpoch, type ValidationTicket } from '@tollgate/core/license';
 import { createArtifactVerifier } from '../artifact-verifier';
 import { verifyInEpochWindow } from '../epoch-window';
 import { expectSeat, type DeviceCallOptions } from '../device-calls';

@@ -1,4 +1,6 @@
-import { createNobleEd25519Signer, randomBytes, type MachineCredential, type Signer } from '@tollgate/core';
+import { createNobleEd25519Signer, type Signer } from '@tollgate/core';
+import { randomBytes } from '@tollgate/core/crypto';
+import type { MachineCredential } from '@tollgate/core/license';
 import { x25519 } from '@noble/curves/ed25519.js';
 import type { DeviceSession } from '../device-calls';
 import type { VerifiedOfflineAnswer } from '../offline-relay';

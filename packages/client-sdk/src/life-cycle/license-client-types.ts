@@ -1,4 +1,5 @@
-import type { ClientInfo, Clock, Entitlements } from '@tollgate/core';
+import type { Clock } from '@tollgate/core';
+import type { ClientInfo, Entitlements } from '@tollgate/core/license';
 import type { SdkSignatureVerifier } from '../signature-checks';
 import type { ActivationCredentialInput } from '../activation-calls';
 import type { FetchFunction } from '../http';

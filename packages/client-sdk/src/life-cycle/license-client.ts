@@ -1,4 +1,4 @@
-import type { KillOrder } from '@tollgate/core';
+import type { KillOrder } from '@tollgate/core/license';
 import { activate as activateCall } from '../activation-calls';
 import { LicenseRequestError } from '../errors';
 import { openAsset, unwrapAssetKey, type AssetKeyArtifact } from '../asset-keys';

@@ -1,4 +1,4 @@
-import { isArtifactError, type MachineCredential, type ValidationTicket } from '@tollgate/core';
+import { isArtifactError, type MachineCredential, type ValidationTicket } from '@tollgate/core/license';
 import { LicenseRequestError, ResponseMismatchError, RevocationFeedError } from '../errors';
 
 /**

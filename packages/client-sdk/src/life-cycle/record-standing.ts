@@ -1,4 +1,4 @@
-import type { MachineCredential, ValidationTicket } from '@tollgate/core';
+import type { MachineCredential, ValidationTicket } from '@tollgate/core/license';
 import type { DeviceSession } from '../device-calls';
 import { standingAt } from './license-state';
 import type { StoredLicense } from './stored-license';

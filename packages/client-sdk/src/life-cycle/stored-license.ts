@@ -1,4 +1,5 @@
-import { hexDecode, hexEncode, utf8Decode, utf8Encode } from '@tollgate/core';
+import { hexDecode, hexEncode } from '@tollgate/core';
+import { utf8Decode, utf8Encode } from '@tollgate/core/crypto';
 import * as v from 'valibot';
 import type { RevocationFollowerState } from '../revocation-follower';
 import type { UsageWindow } from './usage-telemetry';

@@ -1,4 +1,4 @@
-import type { ValidationTicket } from '@tollgate/core';
+import type { ValidationTicket } from '@tollgate/core/license';
 import type { StoredLicense } from './stored-license';
 import { usageAfterTicket, withUsage } from './usage-telemetry';
 

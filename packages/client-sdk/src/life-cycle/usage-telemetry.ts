@@ -1,4 +1,5 @@
-import { encodeCanonical, maxTelemetryBlockBytes, telemetryBlockSpec, type TelemetryBlock, type ValidationTicket } from '@tollgate/core';
+import { encodeCanonical } from '@tollgate/core/cbor';
+import { maxTelemetryBlockBytes, telemetryBlockSpec, type TelemetryBlock, type ValidationTicket } from '@tollgate/core/license';
 
 /**
  * Usage counted on the device between two validations, only while the user consents. Durations are

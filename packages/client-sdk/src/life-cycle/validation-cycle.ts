@@ -1,4 +1,5 @@
-import { constantTimeEqual, type KillOrder, type ValidationTicket } from '@tollgate/core';
+import { constantTimeEqual } from '@tollgate/core/crypto';
+import type { KillOrder, ValidationTicket } from '@tollgate/core/license';
 import { heartbeat as heartbeatCall, validate as validateCall } from '../session-calls';
 import type { ClientCore } from './client-core';
 import { createClientVerification, type ClientVerification } from './client-verification';

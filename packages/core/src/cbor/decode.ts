@@ -49,7 +49,7 @@ const noTags: ReadonlySet<number> = new Set();
  *
  * @example
  * ```ts
- * import { decodeCanonical } from '@tollgate/core';
+ * import { decodeCanonical } from '@tollgate/core/cbor';
  * const request = decodeCanonical(body) as Map<number, unknown>; // throws CborDecodeError on bad input
  * ```
  */

@@ -71,7 +71,7 @@ const bigTwoTo64 = 1n << 64n;
  *
  * @example
  * ```ts
- * import { encodeCanonical } from '@tollgate/core';
+ * import { encodeCanonical } from '@tollgate/core/cbor';
  * encodeCanonical(new Map<number, string | number>([[1, 'a'], [0, 2 ** 40]])); // a2 00 1b0000010000000000 01 6161
  * ```
  */

@@ -68,7 +68,7 @@ export type CborEncodeReason =
  *
  * @example
  * ```ts
- * import { decodeCanonical, CborDecodeError } from '@tollgate/core';
+ * import { decodeCanonical, CborDecodeError } from '@tollgate/core/cbor';
  * try {
  *   decodeCanonical(new Uint8Array([0x18, 0x01]));
  * } catch (error) {
@@ -100,7 +100,7 @@ export class CborDecodeError extends TollgateError {
  *
  * @example
  * ```ts
- * import { encodeCanonical, CborEncodeError } from '@tollgate/core';
+ * import { encodeCanonical, CborEncodeError } from '@tollgate/core/cbor';
  * try {
  *   encodeCanonical([1.5]);
  * } catch (error) {

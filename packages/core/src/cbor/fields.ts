@@ -47,7 +47,7 @@ function normalizeKey(key: CborKey): CborKey {
  *
  * @example
  * ```ts
- * import { cborMap, encodeCanonical } from '@tollgate/core';
+ * import { cborMap, encodeCanonical } from '@tollgate/core/cbor';
  * const retryAfter: number | undefined = undefined;
  * encodeCanonical(cborMap([[0, 1005], [1, 'Slow down.'], [2, retryAfter]])); // {0: 1005, 1: "Slow down."}
  * ```
@@ -76,7 +76,7 @@ export function cborMap<Value extends CborValue>(entries: Iterable<readonly [Cbo
  *
  * @example
  * ```ts
- * import { decodeCanonical, expectCborMap, readCborField } from '@tollgate/core';
+ * import { decodeCanonical, expectCborMap, readCborField } from '@tollgate/core/cbor';
  * const request = expectCborMap(decodeCanonical(body), 'request body');
  * const licenseKey = readCborField(request, 1, 'text');
  * ```
@@ -97,7 +97,7 @@ export function expectCborMap(value: CborValue | undefined, what = 'value'): Map
  *
  * @example
  * ```ts
- * import { decodeCanonical, expectCborMap, readCborField } from '@tollgate/core';
+ * import { decodeCanonical, expectCborMap, readCborField } from '@tollgate/core/cbor';
  * const ticket = expectCborMap(decodeCanonical(bytes));
  * const expiresAt = readCborField(ticket, 3, 'uint');
  * ```
@@ -122,7 +122,7 @@ export function readCborField<Kind extends CborFieldKind>(map: Map<CborKey, Cbor
  *
  * @example
  * ```ts
- * import { decodeCanonical, expectCborMap, readOptionalCborField } from '@tollgate/core';
+ * import { decodeCanonical, expectCborMap, readOptionalCborField } from '@tollgate/core/cbor';
  * const error = expectCborMap(decodeCanonical(body));
  * const retryAfter = readOptionalCborField(error, 2, 'uint'); // number | undefined
  * ```

@@ -30,7 +30,7 @@ export const maxCborDepth = 256;
  *
  * @example
  * ```ts
- * import { decodeCanonical, clientDecodeLimits } from '@tollgate/core';
+ * import { decodeCanonical, clientDecodeLimits } from '@tollgate/core/cbor';
  * decodeCanonical(body, { limits: { ...clientDecodeLimits, maxDepth: 8 } });
  * ```
  */
@@ -48,7 +48,7 @@ export const clientDecodeLimits: DecodeLimits = Object.freeze({
  *
  * @example
  * ```ts
- * import { decodeCanonical, bulkDecodeLimits } from '@tollgate/core';
+ * import { decodeCanonical, bulkDecodeLimits } from '@tollgate/core/cbor';
  * const keyset = decodeCanonical(responseBytes, { limits: bulkDecodeLimits });
  * ```
  */

@@ -52,7 +52,7 @@ export type CborValueWithUndefined =
  *
  * @example
  * ```ts
- * import { CborTag, encodeCanonical } from '@tollgate/core';
+ * import { CborTag, encodeCanonical } from '@tollgate/core/cbor';
  * encodeCanonical(new CborTag(18, []), { allowTags: [18] }); // d2 80
  * ```
  */
@@ -75,7 +75,7 @@ export class CborTag<Content = CborValue> {
  *
  * @example
  * ```ts
- * import { CborFloat, encodeCanonical } from '@tollgate/core';
+ * import { CborFloat, encodeCanonical } from '@tollgate/core/cbor';
  * encodeCanonical(new CborFloat(1), { allowFloats: true }); // f9 3c00
  * ```
  */

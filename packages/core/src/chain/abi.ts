@@ -9,7 +9,7 @@
  *
  * @example
  * ```ts
- * import { transferEvent } from '@tollgate/core';
+ * import { transferEvent } from '@tollgate/core/chain';
  * const logs = await client.getLogs({ address: usdc, event: transferEvent, args: { to: payTo }, fromBlock, toBlock });
  * ```
  */
@@ -29,7 +29,7 @@ export const transferEvent = {
  *
  * @example
  * ```ts
- * import { authorizationUsedEvent } from '@tollgate/core';
+ * import { authorizationUsedEvent } from '@tollgate/core/chain';
  * const logs = await client.getLogs({ address: usdc, event: authorizationUsedEvent, args: { authorizer: payer, nonce } });
  * ```
  */
@@ -48,7 +48,7 @@ export const authorizationUsedEvent = {
  *
  * @example
  * ```ts
- * import { authorizationCanceledEvent } from '@tollgate/core';
+ * import { authorizationCanceledEvent } from '@tollgate/core/chain';
  * const logs = await client.getLogs({ address: usdc, event: authorizationCanceledEvent, args: { authorizer: payer } });
  * ```
  */
@@ -67,7 +67,7 @@ export const authorizationCanceledEvent = {
  *
  * @example
  * ```ts
- * import { eip3009Abi } from '@tollgate/core';
+ * import { eip3009Abi } from '@tollgate/core/chain';
  * const used = await client.readContract({ address: usdc, abi: eip3009Abi, functionName: 'authorizationState', args: [payer, nonce] });
  * ```
  */

@@ -33,7 +33,7 @@ async function timestampOf(client: BlockTimeClient, number: bigint, timeoutMs: n
  *
  * @example
  * ```ts
- * import { firstBlockAfter } from '@tollgate/core';
+ * import { firstBlockAfter } from '@tollgate/core/chain';
  * const head = await client.getBlock({ blockTag: 'latest' });
  * const low = await firstBlockAfter(client, BigInt(authorization.validAfter), head, 10_000);
  * ```
@@ -64,7 +64,7 @@ export async function firstBlockAfter(client: BlockTimeClient, time: bigint, hea
  *
  * @example
  * ```ts
- * import { lastBlockBefore } from '@tollgate/core';
+ * import { lastBlockBefore } from '@tollgate/core/chain';
  * const high = await lastBlockBefore(client, BigInt(authorization.validBefore), head, 10_000);
  * ```
  */

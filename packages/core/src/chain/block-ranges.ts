@@ -17,7 +17,7 @@ export interface BlockRange {
  * @throws RangeError on a negative, inverted or zero-span request.
  * @example
  * ```ts
- * import { blockRanges } from '@tollgate/core';
+ * import { blockRanges } from '@tollgate/core/chain';
  * [...blockRanges(0n, 9n, 4n)]; // [{from: 6n, to: 9n}, {from: 2n, to: 5n}, {from: 0n, to: 1n}]
  * ```
  */

@@ -11,7 +11,7 @@ export type ChainReadFailure = 'timeout' | 'transport' | 'rpc';
  *
  * @example
  * ```ts
- * import { ChainReadError, findAuthorizationSettlement } from '@tollgate/core';
+ * import { ChainReadError, findAuthorizationSettlement } from '@tollgate/core/chain';
  * try { await findAuthorizationSettlement(params); }
  * catch (e) { if (e instanceof ChainReadError) console.log(e.code, e.details.failure); } // rpc_unavailable timeout
  * ```
@@ -48,7 +48,7 @@ function classify(error: unknown): ChainReadFailure {
  * @throws ChainReadError on any failure or when the deadline passes first.
  * @example
  * ```ts
- * import { chainRead } from '@tollgate/core';
+ * import { chainRead } from '@tollgate/core/chain';
  * const head = await chainRead('eth_blockNumber', 5_000, () => client.getBlockNumber());
  * ```
  */

@@ -130,7 +130,7 @@ function checkParams(params: FindAuthorizationSettlementParams): bigint {
  * @throws TypeError / RangeError on malformed parameters (addresses, nonce, negative or inverted range, span or cap < 1).
  * @example
  * ```ts
- * import { findAuthorizationSettlement } from '@tollgate/core';
+ * import { findAuthorizationSettlement } from '@tollgate/core/chain';
  * const head = await client.getBlock({ blockTag: 'latest' });
  * const evidence = await findAuthorizationSettlement({ client, token: usdc, authorizer: payer, nonce, payTo, value: 10_000n, blockNumber: head.number, fromBlock: 1_000n, maxBlockSpan: 2_000 });
  * if (evidence.status === 'settled') console.log(evidence.txHash);

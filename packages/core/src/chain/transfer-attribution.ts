@@ -29,7 +29,7 @@ type ReceiptLog = Pick<Log, 'address' | 'topics' | 'data' | 'logIndex'>;
  * @returns The transfer, or undefined when the authorization moved no tokens from `authorizer`.
  * @example
  * ```ts
- * import { attributeTransfer } from '@tollgate/core';
+ * import { attributeTransfer } from '@tollgate/core/chain';
  * const receipt = await client.getTransactionReceipt({ hash });
  * const transfer = attributeTransfer(receipt.logs, usdc, payer, usedLog.logIndex); // { from, to, value, logIndex }
  * ```

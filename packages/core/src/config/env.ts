@@ -39,7 +39,7 @@ export class ConfigError extends TollgateError {
  *
  * @example
  * ```ts
- * import { parseEnv, envInteger, envString } from '@tollgate/core';
+ * import { parseEnv, envInteger, envString } from '@tollgate/core/config';
  * const config = parseEnv(process.env, { PORT: envInteger({ min: 1, max: 65535, default: 4020 }), DATABASE_URL: envString({ optional: true }) });
  * ```
  */

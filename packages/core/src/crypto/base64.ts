@@ -52,7 +52,7 @@ function encodeWith(bytes: Uint8Array, alphabet: string, padded: boolean): strin
  *
  * @example
  * ```ts
- * import { base64Encode } from '@tollgate/core';
+ * import { base64Encode } from '@tollgate/core/crypto';
  * base64Encode(new Uint8Array([0xfb, 0xff])); // '+/8='
  * ```
  */
@@ -68,7 +68,7 @@ export function base64Encode(bytes: Uint8Array): string {
  *
  * @example
  * ```ts
- * import { base64UrlEncode } from '@tollgate/core';
+ * import { base64UrlEncode } from '@tollgate/core/crypto';
  * base64UrlEncode(new Uint8Array([0xfb, 0xff])); // '-_8'
  * ```
  */
@@ -93,7 +93,7 @@ export function base64UrlEncode(bytes: Uint8Array): string {
  *
  * @example
  * ```ts
- * import { base64Decode } from '@tollgate/core';
+ * import { base64Decode } from '@tollgate/core/crypto';
  * base64Decode('+/8='); // Uint8Array [0xfb, 0xff]
  * base64Decode('-_8');  // the same bytes
  * ```

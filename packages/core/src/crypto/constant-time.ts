@@ -16,7 +16,7 @@ import { assertBytes, CryptoError } from './crypto-error';
  *
  * @example
  * ```ts
- * import { constantTimeEqual, hmacSha256 } from '@tollgate/core';
+ * import { constantTimeEqual, hmacSha256 } from '@tollgate/core/crypto';
  * const valid = constantTimeEqual(hmacSha256(secret, body), presentedTag);
  * ```
  */
@@ -41,7 +41,7 @@ export function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
  *
  * @example
  * ```ts
- * import { constantTimeEqualString, keyedHash, keyedHashLabels } from '@tollgate/core';
+ * import { constantTimeEqualString, keyedHash, keyedHashLabels } from '@tollgate/core/crypto';
  * const ok = constantTimeEqualString(keyedHash(serverKey, token, keyedHashLabels.apiKey), storedHash);
  * ```
  */

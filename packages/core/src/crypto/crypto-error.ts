@@ -16,7 +16,7 @@ export type CryptoErrorCode = 'invalid_encoding' | 'invalid_key' | 'invalid_argu
  *
  * @example
  * ```ts
- * import { base64Decode, CryptoError } from '@tollgate/core';
+ * import { base64Decode, CryptoError } from '@tollgate/core/crypto';
  * try {
  *   base64Decode('a===');
  * } catch (error) {

@@ -8,7 +8,7 @@ import type { Signer } from './signer';
  *
  * @example
  * ```ts
- * import { ed25519Lengths } from '@tollgate/core';
+ * import { ed25519Lengths } from '@tollgate/core/crypto';
  * if (signature.length !== ed25519Lengths.signature) throw new Error('not an Ed25519 signature');
  * ```
  */
@@ -68,7 +68,8 @@ function copyPrivateKey(privateKey: Uint8Array): Uint8Array {
  *
  * @example
  * ```ts
- * import { ed25519PublicKey, hexDecode } from '@tollgate/core';
+ * import { hexDecode } from '@tollgate/core';
+ * import { ed25519PublicKey } from '@tollgate/core/crypto';
  * const publicKey = ed25519PublicKey(hexDecode(rootSeedHex));
  * ```
  */
@@ -84,7 +85,8 @@ export function ed25519PublicKey(privateKey: Uint8Array): Uint8Array {
  *
  * @example
  * ```ts
- * import { generateEd25519KeyPair, createNobleEd25519Signer, randomEpochId } from '@tollgate/core';
+ * import { createNobleEd25519Signer } from '@tollgate/core';
+ * import { generateEd25519KeyPair, randomEpochId } from '@tollgate/core/crypto';
  * const { privateKey, publicKey } = generateEd25519KeyPair();
  * const signer = createNobleEd25519Signer({ privateKey, kid: randomEpochId() });
  * ```
@@ -105,7 +107,8 @@ export function generateEd25519KeyPair(source: RandomSource = randomBytes): Ed25
  *
  * @example
  * ```ts
- * import { createNobleEd25519Signer, generateEd25519KeyPair } from '@tollgate/core';
+ * import { createNobleEd25519Signer } from '@tollgate/core';
+ * import { generateEd25519KeyPair } from '@tollgate/core/crypto';
  * const { privateKey } = generateEd25519KeyPair();
  * const signer = createNobleEd25519Signer({ privateKey, kid: 'epoch-1' });
  * const signature = await signer.sign(new Uint8Array([1, 2, 3]));
@@ -141,7 +144,7 @@ export function createNobleEd25519Signer(options: Ed25519SignerOptions): Signer 
  *
  * @example
  * ```ts
- * import { verifyEd25519 } from '@tollgate/core';
+ * import { verifyEd25519 } from '@tollgate/core/crypto';
  * if (!verifyEd25519(rootPublicKey, certificateBytes, signature)) throw new Error('bad certificate');
  * ```
  */

@@ -11,7 +11,8 @@ import { assertBytes } from './crypto-error';
  *
  * @example
  * ```ts
- * import { sha256, utf8Encode, hexEncode } from '@tollgate/core';
+ * import { sha256, hexEncode } from '@tollgate/core';
+ * import { utf8Encode } from '@tollgate/core/crypto';
  * hexEncode(sha256(utf8Encode('abc'))); // 'ba7816bf…f20015ad'
  * ```
  */
@@ -30,7 +31,7 @@ export function sha256(bytes: Uint8Array): Uint8Array {
  *
  * @example
  * ```ts
- * import { hmacSha256, utf8Encode } from '@tollgate/core';
+ * import { hmacSha256, utf8Encode } from '@tollgate/core/crypto';
  * const tag = hmacSha256(webhookSecret, utf8Encode(rawBody));
  * ```
  */

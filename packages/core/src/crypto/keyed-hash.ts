@@ -11,7 +11,7 @@ import { utf8Encode } from './utf8';
  *
  * @example
  * ```ts
- * import { keyedHash, keyedHashLabels } from '@tollgate/core';
+ * import { keyedHash, keyedHashLabels } from '@tollgate/core/crypto';
  * const licenseKeyHash = keyedHash(serverKey, typedLicenseKey, keyedHashLabels.licenseKey);
  * ```
  */
@@ -36,7 +36,7 @@ const LABEL_PATTERN = /^[a-z0-9][a-z0-9._:/-]{0,63}$/;
  *
  * @example
  * ```ts
- * import { randomBytes, KEYED_HASH_MIN_KEY_BYTES } from '@tollgate/core';
+ * import { randomBytes, KEYED_HASH_MIN_KEY_BYTES } from '@tollgate/core/crypto';
  * const serverKey = randomBytes(KEYED_HASH_MIN_KEY_BYTES);
  * ```
  */
@@ -66,7 +66,7 @@ export const KEYED_HASH_MIN_KEY_BYTES = 32;
  *
  * @example
  * ```ts
- * import { keyedHash, keyedHashLabels, constantTimeEqualString } from '@tollgate/core';
+ * import { keyedHash, keyedHashLabels, constantTimeEqualString } from '@tollgate/core/crypto';
  * const stored = keyedHash(serverKey, presentedToken, keyedHashLabels.adminToken);
  * const ok = constantTimeEqualString(stored, row.tokenHash);
  * ```

@@ -32,7 +32,7 @@ const PUBLIC_KEY_CACHE_SIZE = 10_000;
  * @example
  * ```ts
  * import * as crypto from 'node:crypto';
- * import { createNativeEd25519Verifier } from '@tollgate/core';
+ * import { createNativeEd25519Verifier } from '@tollgate/core/crypto';
  * const verify = createNativeEd25519Verifier(crypto);
  * const ok = verify(publicKey, message, signature);
  * ```

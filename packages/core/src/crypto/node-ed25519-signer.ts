@@ -43,7 +43,7 @@ function rawPublicKey(privateKey: KeyObject): Uint8Array {
  *
  * @example
  * ```ts
- * import { generateEd25519KeyPair } from '@tollgate/core';
+ * import { generateEd25519KeyPair } from '@tollgate/core/crypto';
  * import { createNodeEd25519Signer } from '@tollgate/core/node';
  * const { privateKey } = generateEd25519KeyPair();
  * const signer = createNodeEd25519Signer({ privateKey, kid: 'epoch-1' });

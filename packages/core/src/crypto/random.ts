@@ -8,7 +8,7 @@ import { hexEncode } from './hex';
  *
  * @example
  * ```ts
- * import { randomId, type RandomSource } from '@tollgate/core';
+ * import { randomId, type RandomSource } from '@tollgate/core/crypto';
  * const fixed: RandomSource = (length) => new Uint8Array(length).fill(7);
  * randomId(fixed); // '07070707070707070707070707070707'
  * ```
@@ -28,7 +28,7 @@ const MAX_BYTES_PER_DRAW = 65_536;
  *
  * @example
  * ```ts
- * import { randomBytes } from '@tollgate/core';
+ * import { randomBytes } from '@tollgate/core/crypto';
  * const serverSecret = randomBytes(32);
  * ```
  */
@@ -64,7 +64,7 @@ function draw(source: RandomSource, length: number): Uint8Array {
  *
  * @example
  * ```ts
- * import { randomId, isHexId } from '@tollgate/core';
+ * import { randomId, isHexId } from '@tollgate/core/crypto';
  * const id = randomId(); // e.g. '3f1c…' (32 chars)
  * isHexId(id, 16); // true
  * ```
@@ -82,7 +82,7 @@ export function randomId(source: RandomSource = randomBytes): string {
  *
  * @example
  * ```ts
- * import { randomEpochId } from '@tollgate/core';
+ * import { randomEpochId } from '@tollgate/core/crypto';
  * const kid = randomEpochId(); // e.g. '9a0b…' (16 chars)
  * ```
  */
@@ -101,7 +101,7 @@ export function randomEpochId(source: RandomSource = randomBytes): string {
  *
  * @example
  * ```ts
- * import { isHexId } from '@tollgate/core';
+ * import { isHexId } from '@tollgate/core/crypto';
  * isHexId('00112233445566778899aabbccddeeff', 16); // true
  * isHexId('00112233445566778899AABBCCDDEEFF', 16); // false
  * ```

@@ -23,7 +23,8 @@ export type SignatureAlgorithm = 'EdDSA';
  *
  * @example
  * ```ts
- * import { createNobleEd25519Signer, verifyEd25519, utf8Encode, type Signer } from '@tollgate/core';
+ * import { createNobleEd25519Signer, type Signer } from '@tollgate/core';
+ * import { verifyEd25519, utf8Encode } from '@tollgate/core/crypto';
  * const signer: Signer = createNobleEd25519Signer({ privateKey: seed, kid: epochId });
  * const message = utf8Encode('hello');
  * const signature = await signer.sign(message);

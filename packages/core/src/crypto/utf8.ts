@@ -17,7 +17,7 @@ const LONE_SURROGATE = /\p{Surrogate}/u;
  *
  * @example
  * ```ts
- * import { utf8Encode } from '@tollgate/core';
+ * import { utf8Encode } from '@tollgate/core/crypto';
  * utf8Encode('é'); // Uint8Array [0xc3, 0xa9]
  * ```
  */
@@ -43,7 +43,7 @@ export function utf8Encode(text: string): Uint8Array {
  *
  * @example
  * ```ts
- * import { utf8Decode } from '@tollgate/core';
+ * import { utf8Decode } from '@tollgate/core/crypto';
  * utf8Decode(new Uint8Array([0x68, 0x69])); // 'hi'
  * utf8Decode(new Uint8Array([0xc0, 0xaf])); // throws CryptoError invalid_encoding
  * ```

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { base64Encode, base64UrlEncode, deriveGatewayKeys, hexEncode, parseGatewaySecret } from '@tollgate/core';
+import { deriveGatewayKeys, hexEncode, parseGatewaySecret } from '@tollgate/core';
+import { base64Encode, base64UrlEncode } from '@tollgate/core/crypto';
 
 const secret = Uint8Array.from({ length: 32 }, (_, index) => index * 7 + 1);
 

@@ -6,7 +6,7 @@ import type { BodySpec } from './types';
  *
  * @example
  * ```ts
- * import { parseMediaType, type MediaType } from '@tollgate/core';
+ * import { parseMediaType, type MediaType } from '@tollgate/core/http';
  * const media: MediaType | undefined = parseMediaType('application/cbor');
  * ```
  */
@@ -26,7 +26,7 @@ const parameter = new RegExp(`^(${token})=(${token}|"(?:[^"\\\\]|\\\\.)*")$`);
  * @returns The media type, or `undefined` when the value is not a valid media type.
  * @example
  * ```ts
- * import { parseMediaType } from '@tollgate/core';
+ * import { parseMediaType } from '@tollgate/core/http';
  * parseMediaType('application/json; charset=UTF-8'); // { type: 'application/json', parameters: { charset: 'UTF-8' } }
  * ```
  */

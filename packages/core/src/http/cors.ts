@@ -5,7 +5,7 @@ import type { Middleware } from './types';
  *
  * @example
  * ```ts
- * import { cors, type CorsOptions } from '@tollgate/core';
+ * import { cors, type CorsOptions } from '@tollgate/core/http';
  * const options: CorsOptions = { exposeHeaders: ['retry-after'], maxAgeSeconds: 3600 };
  * const middleware = cors(options);
  * ```
@@ -33,7 +33,8 @@ export interface CorsOptions {
  * @returns The middleware.
  * @example
  * ```ts
- * import { cors, defineRoutes, renderLicenseClientError } from '@tollgate/core';
+ * import { renderLicenseClientError } from '@tollgate/core';
+ * import { cors, defineRoutes } from '@tollgate/core/http';
  * const routes = defineRoutes({
  *   renderError: renderLicenseClientError,
  *   middleware: [cors({ exposeHeaders: ['retry-after'] })],

@@ -11,7 +11,7 @@ import { concatBytes } from './read-stream';
  *
  * @example
  * ```ts
- * import type { Decompressor } from '@tollgate/core';
+ * import type { Decompressor } from '@tollgate/core/http';
  * const identity: Decompressor = async (input) => input;
  * ```
  */
@@ -22,7 +22,7 @@ export type Decompressor = (input: Uint8Array, maxOutputBytes: number) => Promis
  *
  * @example
  * ```ts
- * import { webDecompressors, type Decompressors } from '@tollgate/core';
+ * import { webDecompressors, type Decompressors } from '@tollgate/core/http';
  * const gzipOnly: Decompressors = { gzip: webDecompressors.gzip! };
  * ```
  */
@@ -62,7 +62,7 @@ export function corruptCompressedBody(encoding: string, cause?: unknown): Reques
  * @returns The decompressed bytes.
  * @example
  * ```ts
- * import { gunzipWithWebStreams } from '@tollgate/core';
+ * import { gunzipWithWebStreams } from '@tollgate/core/http';
  * const text = new TextDecoder().decode(await gunzipWithWebStreams(gzipped, 64 * 1024));
  * ```
  */
@@ -105,7 +105,8 @@ export async function gunzipWithWebStreams(input: Uint8Array, maxOutputBytes: nu
  *
  * @example
  * ```ts
- * import { toFetchHandler, webDecompressors } from '@tollgate/core';
+ * import { toFetchHandler } from '@tollgate/core';
+ * import { webDecompressors } from '@tollgate/core/http';
  * const handler = toFetchHandler(routes, { decompressors: webDecompressors });
  * ```
  */

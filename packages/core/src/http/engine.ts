@@ -13,7 +13,7 @@ import type { HttpRequest, HttpResponse, Middleware, RouteTable } from './types'
  *
  * @example
  * ```ts
- * import type { IncomingHttpRequest } from '@tollgate/core';
+ * import type { IncomingHttpRequest } from '@tollgate/core/http';
  * const incoming: IncomingHttpRequest = { method: 'GET', url: '/health?verbose=1', headers: { accept: 'application/json' }, body: () => null };
  * ```
  */
@@ -33,7 +33,7 @@ export interface IncomingHttpRequest {
  *
  * @example
  * ```ts
- * import { webDecompressors, type HandleHttpOptions } from '@tollgate/core';
+ * import { webDecompressors, type HandleHttpOptions } from '@tollgate/core/http';
  * const options: HandleHttpOptions = { decompressors: webDecompressors, bodyTimeoutMs: 5_000 };
  * ```
  */
@@ -54,7 +54,8 @@ export interface HandleHttpOptions {
  *
  * @example
  * ```ts
- * import { defaultBodyTimeoutMs, toFetchHandler } from '@tollgate/core';
+ * import { toFetchHandler } from '@tollgate/core';
+ * import { defaultBodyTimeoutMs } from '@tollgate/core/http';
  * const handler = toFetchHandler(routes, { bodyTimeoutMs: 2 * defaultBodyTimeoutMs });
  * ```
  */
@@ -71,7 +72,7 @@ const routers = new WeakMap<RouteTable, Router>();
  * @throws TypeError when the table is invalid (see `defineRoutes`).
  * @example
  * ```ts
- * import { prepareRouteTable } from '@tollgate/core';
+ * import { prepareRouteTable } from '@tollgate/core/http';
  * prepareRouteTable(routes); // throws now rather than on the first request
  * ```
  */
@@ -101,7 +102,7 @@ function routerFor(table: RouteTable): Router {
  * @returns The serialised response, or `undefined` when `fallthrough` is set and no route serves the path.
  * @example
  * ```ts
- * import { handleHttp } from '@tollgate/core';
+ * import { handleHttp } from '@tollgate/core/http';
  * const response = await handleHttp(routes, { method: 'GET', url: '/health', headers: {}, body: () => null });
  * ```
  */

@@ -5,7 +5,7 @@ import { RequestError } from '../errors/request';
  *
  * @example
  * ```ts
- * import type { BodySource } from '@tollgate/core';
+ * import type { BodySource } from '@tollgate/core/http';
  * const source: BodySource = new Blob(['{"a":1}']).stream();
  * ```
  */

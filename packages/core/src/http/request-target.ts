@@ -65,7 +65,7 @@ export function percentDecode(text: string, plusIsSpace = false): string {
  * @throws RequestError `malformed_request` for a duplicate key or an invalid percent-encoding.
  * @example
  * ```ts
- * import { parseQuery } from '@tollgate/core';
+ * import { parseQuery } from '@tollgate/core/http';
  * parseQuery('ref=abc&amount=10'); // { ref: 'abc', amount: '10' }
  * ```
  */

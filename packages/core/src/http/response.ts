@@ -6,7 +6,7 @@ import type { HttpResponse, HttpStreamBody } from './types';
  *
  * @example
  * ```ts
- * import { handleHttp, type SerializedResponse } from '@tollgate/core';
+ * import { handleHttp, type SerializedResponse } from '@tollgate/core/http';
  * const out: SerializedResponse = await handleHttp(routes, { method: 'GET', url: '/health', headers: {}, body: () => null });
  * ```
  */

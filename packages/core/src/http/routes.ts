@@ -9,7 +9,7 @@ import type { BodySpec, Route, RouteTable } from './types';
  * @returns The same object, typed for a {@link RouteTable}.
  * @example
  * ```ts
- * import { route } from '@tollgate/core';
+ * import { route } from '@tollgate/core/http';
  * const getRef = route({
  *   method: 'GET',
  *   path: '/ref/:refId',
@@ -34,7 +34,8 @@ export function route<const Path extends string, const Spec extends BodySpec | u
  * @throws TypeError when the table is invalid.
  * @example
  * ```ts
- * import { defineRoutes, route, renderGatewayError } from '@tollgate/core';
+ * import { renderGatewayError } from '@tollgate/core';
+ * import { defineRoutes, route } from '@tollgate/core/http';
  * export const routes = defineRoutes({
  *   renderError: renderGatewayError,
  *   routes: [route({ method: 'GET', path: '/health', handler: () => ({ status: 200, body: { ok: true } }) })],

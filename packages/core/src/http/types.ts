@@ -11,7 +11,7 @@ import type { DecodeOptions } from '../cbor';
  *
  * @example
  * ```ts
- * import type { HttpMethod } from '@tollgate/core';
+ * import type { HttpMethod } from '@tollgate/core/http';
  * const method: HttpMethod = 'POST';
  * ```
  */
@@ -84,7 +84,8 @@ export interface HttpResponse {
  *
  * @example
  * ```ts
- * import type { HttpResponse, HttpStreamBody } from '@tollgate/core';
+ * import type { HttpResponse } from '@tollgate/core';
+ * import type { HttpStreamBody } from '@tollgate/core/http';
  * async function* lines(): HttpStreamBody { yield '{"n":1}\n'; yield '{"n":2}\n'; }
  * const response: HttpResponse = { status: 200, headers: { 'content-type': 'application/x-ndjson' }, body: lines() };
  * ```
@@ -106,7 +107,7 @@ export type HttpStreamBody = AsyncIterable<Uint8Array | string>;
  *
  * @example
  * ```ts
- * import type { BodySpec } from '@tollgate/core';
+ * import type { BodySpec } from '@tollgate/core/http';
  * const clientBody: BodySpec = { type: 'cbor', maxBytes: 16 * 1024, maxCompressedBytes: 64 * 1024 };
  * ```
  */
@@ -125,7 +126,7 @@ export interface BodySpec {
  *
  * @example
  * ```ts
- * import type { PathParams } from '@tollgate/core';
+ * import type { PathParams } from '@tollgate/core/http';
  * type P = PathParams<'/refs/:refId/receipts/:receiptId'>; // { refId: string } & { receiptId: string }
  * ```
  */
@@ -143,7 +144,7 @@ export type PathParams<Path extends string> = string extends Path
  *
  * @example
  * ```ts
- * import type { BodyOf } from '@tollgate/core';
+ * import type { BodyOf } from '@tollgate/core/http';
  * type B = BodyOf<{ type: 'raw'; maxBytes: 256; optional: true }>; // Uint8Array | undefined
  * ```
  */
@@ -173,7 +174,7 @@ export type Handler<Params extends Record<string, string> = Record<string, strin
  *
  * @example
  * ```ts
- * import type { Middleware } from '@tollgate/core';
+ * import type { Middleware } from '@tollgate/core/http';
  * const noStore: Middleware = async (_req, next) => {
  *   const response = await next();
  *   return { ...response, headers: { ...response.headers, 'cache-control': 'no-store' } };

@@ -37,7 +37,7 @@ export type ArtifactErrorReason =
  *
  * @example
  * ```ts
- * import { artifactErrorReasons } from '@tollgate/core';
+ * import { artifactErrorReasons } from '@tollgate/core/license';
  * artifactErrorReasons.includes('bad_signature'); // true
  * ```
  */
@@ -63,7 +63,7 @@ export const artifactErrorReasons: readonly ArtifactErrorReason[] = Object.freez
  *
  * @example
  * ```ts
- * import { verifyArtifact, ArtifactError } from '@tollgate/core';
+ * import { verifyArtifact, ArtifactError } from '@tollgate/core/license';
  * try {
  *   verifyArtifact(bytes, 'validation-ticket', { keys, productId: 'acme-editor', now });
  * } catch (error) {
@@ -96,7 +96,7 @@ export class ArtifactError extends TollgateError {
  *
  * @example
  * ```ts
- * import { isArtifactError } from '@tollgate/core';
+ * import { isArtifactError } from '@tollgate/core/license';
  * if (isArtifactError(error)) console.log(error.reason);
  * ```
  */

@@ -8,7 +8,7 @@ import { decodeStrict } from './record-codec';
  *
  * @example
  * ```ts
- * import { coseAlgLabel, coseEdDsa } from '@tollgate/core';
+ * import { coseAlgLabel, coseEdDsa } from '@tollgate/core/license';
  * const header = new Map([[coseAlgLabel, coseEdDsa]]);
  * ```
  */
@@ -18,7 +18,8 @@ export const coseAlgLabel = 1;
  *
  * @example
  * ```ts
- * import { coseContentTypeLabel, decodeCanonical } from '@tollgate/core';
+ * import { decodeCanonical } from '@tollgate/core/cbor';
+ * import { coseContentTypeLabel } from '@tollgate/core/license';
  * const contentType = (decodeCanonical(protectedBytes) as Map<number, unknown>).get(coseContentTypeLabel);
  * ```
  */
@@ -28,7 +29,8 @@ export const coseContentTypeLabel = 3;
  *
  * @example
  * ```ts
- * import { coseKidLabel, decodeCanonical } from '@tollgate/core';
+ * import { decodeCanonical } from '@tollgate/core/cbor';
+ * import { coseKidLabel } from '@tollgate/core/license';
  * const kid = (decodeCanonical(protectedBytes) as Map<number, unknown>).get(coseKidLabel);
  * ```
  */
@@ -38,7 +40,8 @@ export const coseKidLabel = 4;
  *
  * @example
  * ```ts
- * import { coseProductLabel, decodeCanonical } from '@tollgate/core';
+ * import { decodeCanonical } from '@tollgate/core/cbor';
+ * import { coseProductLabel } from '@tollgate/core/license';
  * const productId = (decodeCanonical(protectedBytes) as Map<number, unknown>).get(coseProductLabel);
  * ```
  */
@@ -48,7 +51,7 @@ export const coseProductLabel = -65537;
  *
  * @example
  * ```ts
- * import { coseEdDsa } from '@tollgate/core';
+ * import { coseEdDsa } from '@tollgate/core/license';
  * coseEdDsa; // -8
  * ```
  */
@@ -86,7 +89,7 @@ export interface Sign1Parts {
  *
  * @example
  * ```ts
- * import { encodeProtectedHeader, licenseContentType } from '@tollgate/core';
+ * import { encodeProtectedHeader, licenseContentType } from '@tollgate/core/license';
  * const protectedBytes = encodeProtectedHeader({ alg: -8, contentType: licenseContentType('kill-order'), kid: epochId, productId: 'acme-editor' });
  * ```
  */
@@ -114,7 +117,7 @@ function badHeader(message: string, field: string): ArtifactError {
  *
  * @example
  * ```ts
- * import { decodeProtectedHeader } from '@tollgate/core';
+ * import { decodeProtectedHeader } from '@tollgate/core/license';
  * const { contentType, kid } = decodeProtectedHeader(protectedBytes);
  * ```
  */
@@ -153,7 +156,7 @@ export function decodeProtectedHeader(bytes: Uint8Array): ProtectedHeader {
  *
  * @example
  * ```ts
- * import { encodeSign1 } from '@tollgate/core';
+ * import { encodeSign1 } from '@tollgate/core/license';
  * const envelope = encodeSign1(protectedBytes, payload, signature);
  * ```
  */
@@ -171,7 +174,7 @@ export function encodeSign1(protectedBytes: Uint8Array, payload: Uint8Array, sig
  *
  * @example
  * ```ts
- * import { decodeSign1 } from '@tollgate/core';
+ * import { decodeSign1 } from '@tollgate/core/license';
  * const { header, payload, signature } = decodeSign1(envelope); // nothing verified yet
  * ```
  */
@@ -202,7 +205,8 @@ export function decodeSign1(bytes: Uint8Array): Sign1Parts {
  *
  * @example
  * ```ts
- * import { sigStructure, licenseExternalAad, verifyEd25519 } from '@tollgate/core';
+ * import { verifyEd25519 } from '@tollgate/core/crypto';
+ * import { sigStructure, licenseExternalAad } from '@tollgate/core/license';
  * const ok = verifyEd25519(epochKey, sigStructure(protectedBytes, licenseExternalAad('kill-order', 'acme-editor'), payload), signature);
  * ```
  */

@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
+import { encodeCanonical } from '@tollgate/core/cbor';
 import {
   decodeDeviceRequest,
   deviceProofMessage,
   deviceRequestSpecs,
-  encodeCanonical,
   isArtifactError,
   requestProofKey,
   signDeviceRequest,
   verifyDeviceProof,
   type DeviceRequestKind,
-} from '@tollgate/core';
+} from '@tollgate/core/license';
 import { verifyEd25519Node } from '@tollgate/core/node';
 import { longerHeadVariants } from '../../test/license/non-canonical';
 import { otherProductId, sampleRequests, vectorDevice, vectorEpochs } from '../../test/vectors/license-fixtures';

@@ -33,7 +33,7 @@ function isDeviceRequestKind(kind: unknown): kind is DeviceRequestKind {
  *
  * @example
  * ```ts
- * import { deviceProofMessage } from '@tollgate/core';
+ * import { deviceProofMessage } from '@tollgate/core/license';
  * const message = deviceProofMessage('heartbeat-request', request);
  * ```
  */
@@ -61,7 +61,8 @@ export function deviceProofMessage<Kind extends DeviceRequestKind>(kind: Kind, r
  *
  * @example
  * ```ts
- * import { signDeviceRequest, createNobleEd25519Signer } from '@tollgate/core';
+ * import { createNobleEd25519Signer } from '@tollgate/core';
+ * import { signDeviceRequest } from '@tollgate/core/license';
  * const device = createNobleEd25519Signer({ privateKey: deviceSeed, kid: 'device' });
  * const body = await signDeviceRequest('heartbeat-request', request, device);
  * ```
@@ -82,7 +83,7 @@ export async function signDeviceRequest<Kind extends DeviceRequestKind>(kind: Ki
  *
  * @example
  * ```ts
- * import { decodeDeviceRequest } from '@tollgate/core';
+ * import { decodeDeviceRequest } from '@tollgate/core/license';
  * const request = decodeDeviceRequest('validate-request', req.body);
  * ```
  */
@@ -104,7 +105,7 @@ export function decodeDeviceRequest<Kind extends DeviceRequestKind>(kind: Kind, 
  *
  * @example
  * ```ts
- * import { decodeDeviceRequest, verifyDeviceProof } from '@tollgate/core';
+ * import { decodeDeviceRequest, verifyDeviceProof } from '@tollgate/core/license';
  * const request = decodeDeviceRequest('activation-request', body);
  * verifyDeviceProof('activation-request', request, request.devicePublicKey);
  * ```

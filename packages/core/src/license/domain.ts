@@ -9,7 +9,7 @@ import type { ArtifactKind, DeviceRequestKind } from './kinds';
  *
  * @example
  * ```ts
- * import { licenseDomainLabel } from '@tollgate/core';
+ * import { licenseDomainLabel } from '@tollgate/core/license';
  * licenseDomainLabel('kill-order'); // 'tollgate/license/v1/kill-order'
  * ```
  */
@@ -30,7 +30,7 @@ export function licenseDomainLabel(kind: ArtifactKind | DeviceRequestKind): stri
  *
  * @example
  * ```ts
- * import { licenseExternalAad } from '@tollgate/core';
+ * import { licenseExternalAad } from '@tollgate/core/license';
  * const aad = licenseExternalAad('validation-ticket', 'acme-editor');
  * ```
  */

@@ -19,7 +19,8 @@ import { expectKindAndProduct, verifySignatureAndPayload, type EpochKey, type Si
  *
  * @example
  * ```ts
- * import { rootKeyDigest, hexEncode } from '@tollgate/core';
+ * import { hexEncode } from '@tollgate/core';
+ * import { rootKeyDigest } from '@tollgate/core/license';
  * console.log(hexEncode(rootKeyDigest(rootPublicKey)));
  * ```
  */
@@ -37,7 +38,7 @@ export function rootKeyDigest(rootPublicKey: Uint8Array): Uint8Array {
  *
  * @example
  * ```ts
- * import { rootKeyIdHex } from '@tollgate/core';
+ * import { rootKeyIdHex } from '@tollgate/core/license';
  * rootKeyIdHex(rootPublicKey); // e.g. '3f1c…' (16 hex digits)
  * ```
  */
@@ -59,7 +60,7 @@ function assertPublicKey(key: unknown): asserts key is Uint8Array {
  *
  * @example
  * ```ts
- * import { createRootSigner } from '@tollgate/core';
+ * import { createRootSigner } from '@tollgate/core/license';
  * import { createNodeEd25519Signer } from '@tollgate/core/node';
  * const root = createRootSigner(rootSeed, createNodeEd25519Signer);
  * ```
@@ -77,7 +78,8 @@ export function createRootSigner(privateKey: Uint8Array, createSigner: (options:
  *
  * @example
  * ```ts
- * import { encodeEpochCertificateRequest, hexEncode } from '@tollgate/core';
+ * import { hexEncode } from '@tollgate/core';
+ * import { encodeEpochCertificateRequest } from '@tollgate/core/license';
  * console.log(hexEncode(encodeEpochCertificateRequest(request)));
  * ```
  */
@@ -94,7 +96,8 @@ export function encodeEpochCertificateRequest(request: EpochCertificateRequest):
  *
  * @example
  * ```ts
- * import { decodeEpochCertificateRequest, hexDecode } from '@tollgate/core';
+ * import { hexDecode } from '@tollgate/core';
+ * import { decodeEpochCertificateRequest } from '@tollgate/core/license';
  * const request = decodeEpochCertificateRequest(hexDecode(requestHex));
  * ```
  */
@@ -113,7 +116,7 @@ export function decodeEpochCertificateRequest(bytes: Uint8Array): EpochCertifica
  *
  * @example
  * ```ts
- * import { createRootSigner, signEpochCertificate } from '@tollgate/core';
+ * import { createRootSigner, signEpochCertificate } from '@tollgate/core/license';
  * const certificate = await signEpochCertificate(requestBytes, createRootSigner(rootSeed));
  * ```
  */
@@ -165,7 +168,7 @@ export interface VerifyEpochCertificateOptions {
  *
  * @example
  * ```ts
- * import { verifyEpochCertificate } from '@tollgate/core';
+ * import { verifyEpochCertificate } from '@tollgate/core/license';
  * const epoch = verifyEpochCertificate(certificate, { pinnedRoots: [currentRoot, nextRoot], at: now });
  * ```
  */

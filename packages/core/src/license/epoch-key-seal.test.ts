@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CryptoError, openEpochPrivateKey, sealEpochPrivateKey, sealedEpochKeyLength } from '@tollgate/core';
+import { CryptoError } from '@tollgate/core/crypto';
+import { openEpochPrivateKey, sealEpochPrivateKey, sealedEpochKeyLength } from '@tollgate/core/license';
 import { vectorBytes } from '../../test/vectors/license-fixtures';
 
 const masterKey = vectorBytes('master-key');

@@ -8,7 +8,7 @@ import { licenseWireLengths } from './protocol';
  *
  * @example
  * ```ts
- * import { epochKeySealLabel } from '@tollgate/core';
+ * import { epochKeySealLabel } from '@tollgate/core/license';
  * epochKeySealLabel; // 'tollgate/license/v1/epoch-key-at-rest'
  * ```
  */
@@ -20,7 +20,7 @@ export const epochKeySealLabel = 'tollgate/license/v1/epoch-key-at-rest';
  *
  * @example
  * ```ts
- * import { epochKeySealVersion } from '@tollgate/core';
+ * import { epochKeySealVersion } from '@tollgate/core/license';
  * sealed[0] === epochKeySealVersion; // true for a key sealed by this version
  * ```
  */
@@ -37,7 +37,7 @@ const legacySealedLength = nonceBytes + keyBytes + tagBytes;
  *
  * @example
  * ```ts
- * import { sealedEpochKeyLength } from '@tollgate/core';
+ * import { sealedEpochKeyLength } from '@tollgate/core/license';
  * sealedEpochKeyLength; // 73
  * ```
  */
@@ -80,7 +80,8 @@ function checkInputs(masterKey: Uint8Array, epochId: Uint8Array): void {
  *
  * @example
  * ```ts
- * import { sealEpochPrivateKey, generateEd25519KeyPair } from '@tollgate/core';
+ * import { generateEd25519KeyPair } from '@tollgate/core/crypto';
+ * import { sealEpochPrivateKey } from '@tollgate/core/license';
  * const sealed = sealEpochPrivateKey(masterKey, epochId, generateEd25519KeyPair().privateKey);
  * ```
  */
@@ -110,7 +111,7 @@ export function sealEpochPrivateKey(masterKey: Uint8Array, epochId: Uint8Array, 
  *
  * @example
  * ```ts
- * import { isLegacySealedEpochKey } from '@tollgate/core';
+ * import { isLegacySealedEpochKey } from '@tollgate/core/license';
  * if (isLegacySealedEpochKey(row.sealed_private_key)) console.log('re-seal me');
  * ```
  */
@@ -132,7 +133,7 @@ export function isLegacySealedEpochKey(sealed: Uint8Array): boolean {
  *
  * @example
  * ```ts
- * import { openEpochPrivateKey } from '@tollgate/core';
+ * import { openEpochPrivateKey } from '@tollgate/core/license';
  * const seed = openEpochPrivateKey(masterKey, epochId, row.sealed_private_key);
  * ```
  */

@@ -117,6 +117,7 @@ export {
   type RevocationPage,
 } from './storage/revocation-store';
 export { buildKeyset, type PublishedKeyset, type BuildKeysetOptions, type SkippedCertificate } from './storage/keyset-store';
+export * from './model';
 export * from './admin';
 export * from './releases';
 export * from './client-protocol';

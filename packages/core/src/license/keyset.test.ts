@@ -1,23 +1,21 @@
 import { describe, expect, it } from 'vitest';
+import { createNobleEd25519Signer, hexEncode, sha256 } from '@tollgate/core';
 import {
-  createNobleEd25519Signer,
   createRootSigner,
   decodeEpochCertificateRequest,
   decodeSign1,
   encodeEpochCertificateRequest,
   encodeKeyset,
   encodeSign1,
-  hexEncode,
   licenseClockSkewSeconds,
   rootKeyDigest,
   rootKeyIdHex,
-  sha256,
   signArtifact,
   signEpochCertificate,
   verifyArtifact,
   verifyEpochCertificate,
   verifyKeyset,
-} from '@tollgate/core';
+} from '@tollgate/core/license';
 import { epochCertificateFor, samplePayloads, vectorEpochs, vectorNow, vectorPins, vectorProductId, vectorRoots } from '../../test/vectors/license-fixtures';
 
 const { global, acme, successor, expired } = vectorEpochs;

@@ -40,7 +40,7 @@ export interface VerifiedKeyset {
  *
  * @example
  * ```ts
- * import { encodeKeyset } from '@tollgate/core';
+ * import { encodeKeyset } from '@tollgate/core/license';
  * const body = encodeKeyset({ protoVersion: 1, certificates, revocationEpoch: 7 });
  * ```
  */
@@ -57,7 +57,7 @@ export function encodeKeyset(keyset: Keyset): Uint8Array {
  *
  * @example
  * ```ts
- * import { decodeKeyset } from '@tollgate/core';
+ * import { decodeKeyset } from '@tollgate/core/license';
  * console.log(decodeKeyset(body).revocationEpoch);
  * ```
  */
@@ -73,7 +73,8 @@ export function decodeKeyset(bytes: Uint8Array): Keyset {
  *
  * @example
  * ```ts
- * import { assertPinnedRoots, hexDecode } from '@tollgate/core';
+ * import { hexDecode } from '@tollgate/core';
+ * import { assertPinnedRoots } from '@tollgate/core/license';
  * assertPinnedRoots([hexDecode(ROOT_CURRENT_HEX), hexDecode(ROOT_NEXT_HEX)]);
  * ```
  */
@@ -122,7 +123,8 @@ function certificateRootKeyId(certificate: Uint8Array): string | undefined {
  *
  * @example
  * ```ts
- * import { verifyKeyset, hexDecode } from '@tollgate/core';
+ * import { hexDecode } from '@tollgate/core';
+ * import { verifyKeyset } from '@tollgate/core/license';
  * const keys = verifyKeyset(body, [hexDecode(ROOT_CURRENT), hexDecode(ROOT_NEXT)], Math.floor(Date.now() / 1000));
  * ```
  */

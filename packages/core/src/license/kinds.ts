@@ -94,7 +94,7 @@ export interface ArtifactKindInfo<Kind extends ArtifactKind = ArtifactKind> {
  *
  * @example
  * ```ts
- * import { licenseContentType } from '@tollgate/core';
+ * import { licenseContentType } from '@tollgate/core/license';
  * licenseContentType('validation-ticket'); // 'application/vnd.tollgate.validation-ticket+cbor'
  * ```
  */
@@ -116,7 +116,7 @@ function artifact<Kind extends ArtifactKind>(
  *
  * @example
  * ```ts
- * import { artifactKinds } from '@tollgate/core';
+ * import { artifactKinds } from '@tollgate/core/license';
  * artifactKinds['revocation-batch'].scope; // 'global'
  * ```
  */
@@ -136,7 +136,7 @@ export const artifactKinds: { readonly [Kind in ArtifactKind]: ArtifactKindInfo<
  *
  * @example
  * ```ts
- * import { deviceRequestSpecs } from '@tollgate/core';
+ * import { deviceRequestSpecs } from '@tollgate/core/license';
  * deviceRequestSpecs['validate-request'].fieldKeys.telemetry; // 11
  * ```
  */
@@ -153,7 +153,7 @@ export const deviceRequestSpecs: { readonly [Kind in DeviceRequestKind]: CborRec
  *
  * @example
  * ```ts
- * import { licenseMessageSpecs } from '@tollgate/core';
+ * import { licenseMessageSpecs } from '@tollgate/core/license';
  * licenseMessageSpecs['error-body'].fieldKeys; // { code: 0, message: 1, retryAfter: 2 }
  * ```
  */
@@ -192,7 +192,7 @@ export function kindOfContentType(contentType: string): ArtifactKind | DeviceReq
  *
  * @example
  * ```ts
- * import { isArtifactKind } from '@tollgate/core';
+ * import { isArtifactKind } from '@tollgate/core/license';
  * if (!isArtifactKind(name)) throw new Error(`unknown kind ${name}`);
  * ```
  */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decodeLicenseMessage, encodeLicenseMessage, isArtifactError, licenseMessageSpecs, renderLicenseClientError, LicenseClientError, type LicenseMessageKind } from '@tollgate/core';
+import { renderLicenseClientError, LicenseClientError } from '@tollgate/core';
+import { decodeLicenseMessage, encodeLicenseMessage, isArtifactError, licenseMessageSpecs, type LicenseMessageKind } from '@tollgate/core/license';
 import { longerHeadVariants } from '../../test/license/non-canonical';
 import { sampleMessages } from '../../test/vectors/license-fixtures';
 

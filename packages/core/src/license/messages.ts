@@ -18,7 +18,7 @@ function messageSpec<Kind extends LicenseMessageKind>(kind: Kind) {
  *
  * @example
  * ```ts
- * import { encodeLicenseMessage } from '@tollgate/core';
+ * import { encodeLicenseMessage } from '@tollgate/core/license';
  * const body = encodeLicenseMessage('heartbeat-response', { protoVersion: 1, ok: true, nextAfter, nonceEcho });
  * ```
  */
@@ -36,7 +36,7 @@ export function encodeLicenseMessage<Kind extends LicenseMessageKind>(kind: Kind
  *
  * @example
  * ```ts
- * import { decodeLicenseMessage } from '@tollgate/core';
+ * import { decodeLicenseMessage } from '@tollgate/core/license';
  * const error = decodeLicenseMessage('error-body', bytes); // { code: 1004, message: '…' }
  * ```
  */
@@ -55,7 +55,7 @@ export function decodeLicenseMessage<Kind extends LicenseMessageKind>(kind: Kind
  *
  * @example
  * ```ts
- * import { encodeArtifactPayload } from '@tollgate/core';
+ * import { encodeArtifactPayload } from '@tollgate/core/license';
  * const bytes = encodeArtifactPayload('kill-order', order);
  * ```
  */
@@ -75,7 +75,7 @@ export function encodeArtifactPayload<Kind extends ArtifactKind>(kind: Kind, pay
  *
  * @example
  * ```ts
- * import { decodeArtifactPayload, inspectArtifact } from '@tollgate/core';
+ * import { decodeArtifactPayload, inspectArtifact } from '@tollgate/core/license';
  * const unverified = decodeArtifactPayload('kill-order', inspectArtifact(bytes).parts.payload);
  * ```
  */

@@ -6,7 +6,7 @@ import type { DecodeLimits } from '../cbor';
  *
  * @example
  * ```ts
- * import { licenseProtocolVersion, licenseProtocolHeader } from '@tollgate/core';
+ * import { licenseProtocolVersion, licenseProtocolHeader } from '@tollgate/core/license';
  * await fetch(url, { headers: { [licenseProtocolHeader]: String(licenseProtocolVersion) } });
  * ```
  */
@@ -17,7 +17,7 @@ export const licenseProtocolVersion = 1;
  *
  * @example
  * ```ts
- * import { licenseProtocolHeader } from '@tollgate/core';
+ * import { licenseProtocolHeader } from '@tollgate/core/license';
  * const supported = request.headers[licenseProtocolHeader] === '1';
  * ```
  */
@@ -29,7 +29,8 @@ export const licenseProtocolHeader = 'x-ls-proto';
  *
  * @example
  * ```ts
- * import { licenseWireLengths, randomBytes } from '@tollgate/core';
+ * import { randomBytes } from '@tollgate/core/crypto';
+ * import { licenseWireLengths } from '@tollgate/core/license';
  * const nonce = randomBytes(licenseWireLengths.nonce);
  * ```
  */
@@ -52,7 +53,7 @@ export const licenseWireLengths = Object.freeze({
  *
  * @example
  * ```ts
- * import { productIdPattern } from '@tollgate/core';
+ * import { productIdPattern } from '@tollgate/core/license';
  * productIdPattern.test('acme-editor'); // true
  * ```
  */
@@ -65,7 +66,8 @@ export const productIdPattern = /^[a-z0-9][a-z0-9._-]{0,63}$/;
  *
  * @example
  * ```ts
- * import { artifactDecodeLimits, decodeCanonical } from '@tollgate/core';
+ * import { decodeCanonical } from '@tollgate/core/cbor';
+ * import { artifactDecodeLimits } from '@tollgate/core/license';
  * decodeCanonical(bytes, { limits: artifactDecodeLimits });
  * ```
  */
@@ -82,7 +84,7 @@ export const artifactDecodeLimits: DecodeLimits = Object.freeze({
  *
  * @example
  * ```ts
- * import { maxRevocationBatchIds } from '@tollgate/core';
+ * import { maxRevocationBatchIds } from '@tollgate/core/license';
  * const chunks = Math.ceil(licenseIds.length / maxRevocationBatchIds);
  * ```
  */
@@ -93,7 +95,7 @@ export const maxRevocationBatchIds = 1024;
  *
  * @example
  * ```ts
- * import { revocationPageSize } from '@tollgate/core';
+ * import { revocationPageSize } from '@tollgate/core/license';
  * const pageEnd = (Math.floor(since / revocationPageSize) + 1) * revocationPageSize;
  * ```
  */
@@ -104,7 +106,7 @@ export const revocationPageSize = 64;
  *
  * @example
  * ```ts
- * import { maxKeysetCertificates } from '@tollgate/core';
+ * import { maxKeysetCertificates } from '@tollgate/core/license';
  * if (certificates.length > maxKeysetCertificates) throw new Error('keyset too large');
  * ```
  */
@@ -119,7 +121,7 @@ export const maxKeysetCertificates = 1000;
  *
  * @example
  * ```ts
- * import { licenseClockSkewSeconds } from '@tollgate/core';
+ * import { licenseClockSkewSeconds } from '@tollgate/core/license';
  * const acceptedFrom = epoch.notBefore - licenseClockSkewSeconds;
  * ```
  */

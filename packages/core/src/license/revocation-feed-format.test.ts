@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { encodeCanonical, encodeCborSequence, isArtifactError, parseRevocationSince, revocationPageRange, revocationPageSize, splitCborSequence } from '@tollgate/core';
+import { encodeCanonical } from '@tollgate/core/cbor';
+import { encodeCborSequence, isArtifactError, parseRevocationSince, revocationPageRange, revocationPageSize, splitCborSequence } from '@tollgate/core/license';
 
 describe('the since parameter', () => {
   it('accepts decimal u64 values without sign or leading zeros', () => {

@@ -13,7 +13,7 @@ const maxU64 = (1n << 64n) - 1n;
  *
  * @example
  * ```ts
- * import { parseRevocationSince } from '@tollgate/core';
+ * import { parseRevocationSince } from '@tollgate/core/license';
  * parseRevocationSince('42'); // 42n
  * parseRevocationSince('042'); // undefined
  * ```
@@ -46,7 +46,7 @@ export interface RevocationPageRange {
  *
  * @example
  * ```ts
- * import { revocationPageRange } from '@tollgate/core';
+ * import { revocationPageRange } from '@tollgate/core/license';
  * revocationPageRange(0n, 100); // { first: 1, last: 64, complete: true }
  * revocationPageRange(64n, 100); // { first: 65, last: 100, complete: false }
  * ```
@@ -66,7 +66,7 @@ export function revocationPageRange(since: bigint, head: number): RevocationPage
  *
  * @example
  * ```ts
- * import { encodeCborSequence } from '@tollgate/core';
+ * import { encodeCborSequence } from '@tollgate/core/license';
  * const body = encodeCborSequence(batchEnvelopes);
  * ```
  */
@@ -126,7 +126,7 @@ function skipItem(bytes: Uint8Array, offset: number, depth: number): number {
  *
  * @example
  * ```ts
- * import { splitCborSequence } from '@tollgate/core';
+ * import { splitCborSequence } from '@tollgate/core/license';
  * for (const envelope of splitCborSequence(body)) handle(envelope);
  * ```
  */

@@ -37,7 +37,7 @@ function hasOwnCheck(signer: Signer): signer is SelfCheckingSigner {
  *
  * @example
  * ```ts
- * import { signVerified, sigStructure } from '@tollgate/core';
+ * import { signVerified, sigStructure } from '@tollgate/core/license';
  * const signature = await signVerified(signer, sigStructure(protectedBytes, externalAad, payload));
  * ```
  */
@@ -84,7 +84,7 @@ export interface SignArtifactOptions {
  *
  * @example
  * ```ts
- * import { prepareArtifact, sigStructure } from '@tollgate/core';
+ * import { prepareArtifact, sigStructure } from '@tollgate/core/license';
  * const prepared = prepareArtifact('kill-order', order, epochId, 'acme-editor');
  * const toSign = sigStructure(prepared.protectedBytes, prepared.externalAad, prepared.payload);
  * ```
@@ -124,7 +124,7 @@ export function prepareArtifact<Kind extends ArtifactKind>(
  *
  * @example
  * ```ts
- * import { signArtifact } from '@tollgate/core';
+ * import { signArtifact } from '@tollgate/core/license';
  * import { createNodeEd25519Signer } from '@tollgate/core/node';
  * const signer = createNodeEd25519Signer({ privateKey: epochSeed, kid: epochIdHex });
  * const ticket = await signArtifact('validation-ticket', payload, { signer, productId: 'acme-editor' });

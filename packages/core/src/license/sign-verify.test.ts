@@ -1,23 +1,23 @@
 import { describe, expect, it } from 'vitest';
+import { hexEncode } from '@tollgate/core';
+import { decodeCanonical } from '@tollgate/core/cbor';
+import { verifyEd25519 } from '@tollgate/core/crypto';
 import {
   artifactKinds,
   ArtifactError,
   checkEpochWindow,
   decodeArtifactPayload,
-  decodeCanonical,
   decodeSign1,
   encodeArtifactPayload,
   encodeSign1,
-  hexEncode,
   inspectArtifact,
   isArtifactError,
   licenseClockSkewSeconds,
   signArtifact,
   verifyArtifact,
-  verifyEd25519,
   type ArtifactKind,
   type EpochKey,
-} from '@tollgate/core';
+} from '@tollgate/core/license';
 import { verifyEd25519Node } from '@tollgate/core/node';
 import { longerHeadVariants } from '../../test/license/non-canonical';
 import { samplePayloads, vectorEpochs, vectorNow, vectorProductId } from '../../test/vectors/license-fixtures';

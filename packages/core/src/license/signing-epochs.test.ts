@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TrustChainError, licenseClockSkewSeconds, pickSigningEpoch, type SigningEpoch } from '@tollgate/core';
+import { TrustChainError, licenseClockSkewSeconds, pickSigningEpoch, type SigningEpoch } from '@tollgate/core/license';
 import { vectorEpochs, vectorNow, vectorProductId } from '../../test/vectors/license-fixtures';
 
 const signing = (fixture: (typeof vectorEpochs)[keyof typeof vectorEpochs]): SigningEpoch => ({ epoch: fixture, signer: fixture.signer });

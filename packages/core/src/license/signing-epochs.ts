@@ -25,7 +25,7 @@ export interface SigningEpoch {
  *
  * @example
  * ```ts
- * import { pickSigningEpoch } from '@tollgate/core';
+ * import { pickSigningEpoch } from '@tollgate/core/license';
  * const { signer } = pickSigningEpoch(epochs, { productId: 'acme-editor', now });
  * ```
  */

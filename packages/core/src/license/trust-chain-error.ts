@@ -19,7 +19,7 @@ export type TrustChainErrorCode = 'unknown_epoch' | 'certificate_mismatch' | 'ep
  *
  * @example
  * ```ts
- * import { TrustChainError } from '@tollgate/core';
+ * import { TrustChainError } from '@tollgate/core/license';
  * try { await activateEpochCertificate(sql, options); } catch (e) { if (e instanceof TrustChainError) console.error(e.code); }
  * ```
  */

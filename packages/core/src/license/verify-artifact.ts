@@ -85,7 +85,7 @@ export interface InspectedArtifact {
  *
  * @example
  * ```ts
- * import { inspectArtifact } from '@tollgate/core';
+ * import { inspectArtifact } from '@tollgate/core/license';
  * console.log(inspectArtifact(bytes).kind); // e.g. 'kill-order' (unverified)
  * ```
  */
@@ -110,7 +110,7 @@ export function inspectArtifact(bytes: Uint8Array): InspectedArtifact {
  *
  * @example
  * ```ts
- * import { checkEpochWindow, licenseClockSkewSeconds } from '@tollgate/core';
+ * import { checkEpochWindow, licenseClockSkewSeconds } from '@tollgate/core/license';
  * checkEpochWindow(epoch, Math.floor(Date.now() / 1000), licenseClockSkewSeconds); // throws expired_epoch after notAfter + 300
  * ```
  */
@@ -200,7 +200,7 @@ export function verifySignatureAndPayload<Kind extends ArtifactKind>(
  *
  * @example
  * ```ts
- * import { verifyArtifact } from '@tollgate/core';
+ * import { verifyArtifact } from '@tollgate/core/license';
  * const { payload } = verifyArtifact(bytes, 'validation-ticket', { keys: keyset, productId: 'acme-editor', now });
  * console.log(payload.refreshAfter);
  * ```

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import type { SqlClient } from '../storage/sql-client';
 import type { MigrationSet } from '../storage/migrations/define-migrations';
 import { runMigrations } from '../storage/migrations/run-migrations';
+import { pingSql } from '../storage/sql-ping';
 
 /** Options of {@link openDatabase}. */
 export interface OpenDatabaseOptions {
@@ -59,19 +60,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<OpenDa
   return {
     sql,
     engine,
-    async ping(timeoutMs = 2_000) {
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<false>((resolve) => {
-        timer = setTimeout(() => resolve(false), timeoutMs);
-      });
-      try {
-        return await Promise.race([sql.query('SELECT 1 AS ok').then(() => true as const), timeout]);
-      } catch {
-        return false;
-      } finally {
-        clearTimeout(timer);
-      }
-    },
+    ping: (timeoutMs = 2_000) => pingSql(sql, timeoutMs),
     close: () => sql.close(),
   };
 }

@@ -17,3 +17,4 @@ export * from './node-fetch';
 export * from './node-license-crypto';
 export * from './node-license-network';
 export * from './trust-change-listener';
+export * from './native-secp256k1';

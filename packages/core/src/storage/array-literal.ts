@@ -13,7 +13,7 @@ export type PgArrayElements = (string | null | PgArrayElements)[];
  *
  * @example
  * ```ts
- * import { parsePgArrayLiteral } from '@tollgate/core';
+ * import { parsePgArrayLiteral } from '@tollgate/core/storage';
  * parsePgArrayLiteral('{1,"a,b",NULL}'); // ['1', 'a,b', null]
  * ```
  */

@@ -37,3 +37,4 @@ export {
 export { gcraStep, gcraRefilledAtMs, type GcraState } from './rate-limit/gcra';
 export { createSqlRateLimiter, sqlRateLimitUpsert, sqlRateLimitDecision, sqlRateLimiterDatabase, type SqlRateLimitParams } from './rate-limit/sql-rate-limiter';
 export { createMemoryRateLimiter, type MemoryRateLimiterOptions } from './rate-limit/memory-rate-limiter';
+export { pingSql } from './sql-ping';

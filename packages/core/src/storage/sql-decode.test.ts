@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeSqlValue, parseBytea, parsePgArrayLiteral, parseTimestamptz } from '@tollgate/core';
+import { decodeSqlValue, parseBytea, parsePgArrayLiteral, parseTimestamptz } from '@tollgate/core/storage';
 
 describe('parseTimestamptz', () => {
   it('applies hour, minute and second offsets', () => {

@@ -17,7 +17,7 @@ const timestamptzPattern =
  *
  * @example
  * ```ts
- * import { parseTimestamptz } from '@tollgate/core';
+ * import { parseTimestamptz } from '@tollgate/core/storage';
  * parseTimestamptz('2026-01-01 05:30:00+05:30').toISOString(); // '2026-01-01T00:00:00.000Z'
  * ```
  */
@@ -45,7 +45,7 @@ export function parseTimestamptz(text: string): Date {
  *
  * @example
  * ```ts
- * import { parseBytea } from '@tollgate/core';
+ * import { parseBytea } from '@tollgate/core/storage';
  * parseBytea('\\x0aff'); // Uint8Array [10, 255]
  * ```
  */
@@ -147,7 +147,7 @@ export const decodedTypeOids: readonly number[] = [...scalarDecoders.keys(), ...
  *
  * @example
  * ```ts
- * import { decodeSqlValue } from '@tollgate/core';
+ * import { decodeSqlValue } from '@tollgate/core/storage';
  * decodeSqlValue('9007199254740993', 20);      // '9007199254740993' (int8 stays exact)
  * decodeSqlValue('{1,NULL}', 1007);            // [1, null]
  * decodeSqlValue('2026-01-01 00:00:00+00', 1184); // Date

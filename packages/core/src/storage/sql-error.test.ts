@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { SqlError, TollgateError, isSerializationFailure, isUniqueViolation, toSqlError } from '@tollgate/core';
+import { SqlError, TollgateError } from '@tollgate/core';
+import { isSerializationFailure, isUniqueViolation, toSqlError } from '@tollgate/core/storage';
 
 describe('toSqlError', () => {
   it('keeps SQLSTATE fields and drops detail, query and parameters', () => {

@@ -44,7 +44,8 @@ export interface SqlErrorFields {
  *
  * @example
  * ```ts
- * import { SqlError, SqlState } from '@tollgate/core';
+ * import { SqlError } from '@tollgate/core';
+ * import { SqlState } from '@tollgate/core/storage';
  * try {
  *   await sql.query('INSERT INTO seats (license_id, device) VALUES ($1, $2)', [license, device]);
  * } catch (error) {
@@ -95,7 +96,7 @@ function optionalString(value: unknown): string | undefined {
  *
  * @example
  * ```ts
- * import { toSqlError } from '@tollgate/core';
+ * import { toSqlError } from '@tollgate/core/storage';
  * try { await driver.query(text); } catch (error) { throw toSqlError(error); }
  * ```
  */
@@ -123,7 +124,7 @@ export function toSqlError(error: unknown): unknown {
  *
  * @example
  * ```ts
- * import { isUniqueViolation } from '@tollgate/core';
+ * import { isUniqueViolation } from '@tollgate/core/storage';
  * if (isUniqueViolation(error, 'payments_payment_id_key')) return existing();
  * ```
  */
@@ -140,7 +141,7 @@ export function isUniqueViolation(error: unknown, constraint?: string): error is
  *
  * @example
  * ```ts
- * import { isSerializationFailure } from '@tollgate/core';
+ * import { isSerializationFailure } from '@tollgate/core/storage';
  * if (isSerializationFailure(error)) return retryLater();
  * ```
  */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { encodeSqlParam, encodeSqlParams } from '@tollgate/core';
+import { encodeSqlParam, encodeSqlParams } from '@tollgate/core/storage';
 
 describe('encodeSqlParam', () => {
   it('encodes scalars to Postgres text input', () => {

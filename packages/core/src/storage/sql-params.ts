@@ -34,7 +34,7 @@ function encodeArray(values: readonly SqlParam[]): string {
  *
  * @example
  * ```ts
- * import { encodeSqlParam } from '@tollgate/core';
+ * import { encodeSqlParam } from '@tollgate/core/storage';
  * encodeSqlParam(new Uint8Array([10, 255])); // '\\x0aff'
  * encodeSqlParam([1, null, 'a"b']);          // '{"1",NULL,"a\\"b"}'
  * ```
@@ -70,7 +70,7 @@ export function encodeSqlParam(value: SqlParam): string | null {
  *
  * @example
  * ```ts
- * import { encodeSqlParams } from '@tollgate/core';
+ * import { encodeSqlParams } from '@tollgate/core/storage';
  * encodeSqlParams([1, true, null]); // ['1', 'true', null]
  * ```
  */

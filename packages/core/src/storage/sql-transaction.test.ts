@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { SqlError, SqlState, transactionModeSql, withSerializationRetry } from '@tollgate/core';
+import { SqlError } from '@tollgate/core';
+import { SqlState, transactionModeSql, withSerializationRetry } from '@tollgate/core/storage';
 
 describe('transactionModeSql', () => {
   it('builds the mode clause from the options', () => {

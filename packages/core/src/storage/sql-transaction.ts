@@ -20,7 +20,7 @@ const isolationLevels = new Set(['read committed', 'repeatable read', 'serializa
  *
  * @example
  * ```ts
- * import { transactionModeSql } from '@tollgate/core';
+ * import { transactionModeSql } from '@tollgate/core/storage';
  * transactionModeSql({ isolationLevel: 'serializable', readOnly: true }); // 'ISOLATION LEVEL SERIALIZABLE, READ ONLY'
  * ```
  */
@@ -49,7 +49,7 @@ const closedMessage = 'This transaction has ended: use the client passed to the 
  *
  * @example
  * ```ts
- * import { createTransactionScope } from '@tollgate/core';
+ * import { createTransactionScope } from '@tollgate/core/storage';
  * const scope = createTransactionScope(session);
  * try { return await fn(scope.client); } finally { scope.end(); }
  * ```
@@ -123,7 +123,7 @@ export function createTransactionScope(session: SqlSession, depth = 0): { client
  *
  * @example
  * ```ts
- * import { withSerializationRetry } from '@tollgate/core';
+ * import { withSerializationRetry } from '@tollgate/core/storage';
  * const result = await withSerializationRetry(() => runOneTransaction(), 3);
  * ```
  */

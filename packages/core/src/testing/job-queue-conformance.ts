@@ -13,7 +13,8 @@ import { jobQueueRetryCases } from './job-queue-retry-cases';
  * @example
  * ```ts
  * import { describeJobQueueConformance, openTestDatabase } from '@tollgate/core/testing';
- * import { coreMigrations, createSqlJobQueue } from '@tollgate/core';
+ * import { coreMigrations } from '@tollgate/core';
+ * import { createSqlJobQueue } from '@tollgate/core/storage';
  * describeJobQueueConformance({
  *   name: 'pglite',
  *   open: async () => {

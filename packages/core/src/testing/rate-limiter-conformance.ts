@@ -20,7 +20,7 @@ const start = Date.UTC(2026, 0, 1);
  * @example
  * ```ts
  * import { describeRateLimiterConformance } from '@tollgate/core/testing';
- * import { createMemoryRateLimiter } from '@tollgate/core';
+ * import { createMemoryRateLimiter } from '@tollgate/core/storage';
  * describeRateLimiterConformance({ name: 'memory', open: async () => ({ createLimiter: createMemoryRateLimiter }) });
  * ```
  */

@@ -26,7 +26,7 @@ const domainSeparators = new WeakMap<object, Uint8Array>();
  *
  * @example
  * ```ts
- * import { tokenEip712Domain, transferWithAuthorizationTypes } from '@tollgate/core';
+ * import { tokenEip712Domain, transferWithAuthorizationTypes } from '@tollgate/core/x402';
  * const signature = await payer.signTypedData({ domain: tokenEip712Domain(base), types: transferWithAuthorizationTypes, primaryType: 'TransferWithAuthorization', message });
  * ```
  */
@@ -46,7 +46,7 @@ export function tokenEip712Domain(network: Pick<GatewayNetwork, 'caip2' | 'chain
  *
  * @example
  * ```ts
- * import { transferWithAuthorizationDigest } from '@tollgate/core';
+ * import { transferWithAuthorizationDigest } from '@tollgate/core/x402';
  * const digest = transferWithAuthorizationDigest(base, payload.payload.authorization);
  * ```
  */

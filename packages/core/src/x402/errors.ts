@@ -22,7 +22,8 @@ const transportFailures: ReadonlySet<X402HeaderFailure> = new Set(['missing', 't
  *
  * @example
  * ```ts
- * import { decodePaymentSignatureHeader, X402HeaderError } from '@tollgate/core';
+ * import { X402HeaderError } from '@tollgate/core';
+ * import { decodePaymentSignatureHeader } from '@tollgate/core/x402';
  * try { decodePaymentSignatureHeader('%%%'); }
  * catch (e) { if (e instanceof X402HeaderError) console.log(e.code, e.details.reason); } // invalid_request invalid_base64
  * ```
@@ -58,7 +59,7 @@ export class X402HeaderError extends TollgateError {
  *
  * @example
  * ```ts
- * import { verifyExactPayment, PaymentVerificationError } from '@tollgate/core';
+ * import { verifyExactPayment, PaymentVerificationError } from '@tollgate/core/x402';
  * try { await verifyExactPayment(params); }
  * catch (e) { if (e instanceof PaymentVerificationError) console.log(e.field, e.reason); } // authorization.value mismatch
  * ```

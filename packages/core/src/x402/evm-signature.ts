@@ -14,7 +14,7 @@ import { nobleSecp256k1, type Secp256k1Backend } from './secp256k1-backend';
  * @example
  * ```ts
  * import { privateKeyToAccount } from 'viem/accounts';
- * import type { EvmSigner } from '@tollgate/core';
+ * import type { EvmSigner } from '@tollgate/core/x402';
  * const gatewayKey: EvmSigner = privateKeyToAccount(config.GATEWAY_SIGNING_KEY);
  * ```
  */
@@ -44,7 +44,7 @@ const HALF_ORDER = CURVE_ORDER >> 1n;
  * @throws TypeError when `digest` is not 32 bytes (a caller's bug, not a payer's).
  * @example
  * ```ts
- * import { recoverDigestSigner, transferWithAuthorizationDigest } from '@tollgate/core';
+ * import { recoverDigestSigner, transferWithAuthorizationDigest } from '@tollgate/core/x402';
  * const recovered = recoverDigestSigner(transferWithAuthorizationDigest(network, authorization), signature);
  * if (recovered.ok) console.log(recovered.address);
  * ```
@@ -77,7 +77,7 @@ export function recoverDigestSigner(digest: Uint8Array, signature: string, backe
  * @throws TypeError when the key is not 32 bytes of hex or is outside `[1, n-1]`.
  * @example
  * ```ts
- * import { evmSignerWithBackend, nobleSecp256k1 } from '@tollgate/core';
+ * import { evmSignerWithBackend, nobleSecp256k1 } from '@tollgate/core/x402';
  * const signer = evmSignerWithBackend(config.GATEWAY_SIGNING_KEY, nobleSecp256k1);
  * ```
  */

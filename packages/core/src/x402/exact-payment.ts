@@ -83,7 +83,8 @@ function refuse(field: string, reason: string, message: string, details?: Record
  *
  * @example
  * ```ts
- * import { decodePaymentSignatureHeader, verifyExactPayment, unixSeconds } from '@tollgate/core';
+ * import { unixSeconds } from '@tollgate/core';
+ * import { decodePaymentSignatureHeader, verifyExactPayment } from '@tollgate/core/x402';
  * const payload = decodePaymentSignatureHeader(header);
  * const { payer, authorization } = verifyExactPayment({ payload, expected: accepted, network: base, now: unixSeconds(clock) });
  * ```

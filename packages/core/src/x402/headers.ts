@@ -45,7 +45,7 @@ export interface DecodeX402HeaderOptions {
  *
  * @example
  * ```ts
- * import { encodeX402Header, buildPaymentRequired } from '@tollgate/core';
+ * import { encodeX402Header, buildPaymentRequired } from '@tollgate/core/x402';
  * headers['payment-required'] = encodeX402Header(buildPaymentRequired({ resource, accepts }));
  * ```
  */
@@ -141,7 +141,7 @@ function checkShape<Schema extends v.GenericSchema>(header: string, schema: Sche
  *
  * @example
  * ```ts
- * import { decodePaymentSignatureHeader } from '@tollgate/core';
+ * import { decodePaymentSignatureHeader } from '@tollgate/core/x402';
  * const payload = decodePaymentSignatureHeader(request.headers['payment-signature']);
  * console.log(payload.accepted.amount);
  * ```
@@ -164,7 +164,7 @@ export function decodePaymentSignatureHeader(text: string | undefined, options: 
  *
  * @example
  * ```ts
- * import { decodePaymentRequiredHeader } from '@tollgate/core';
+ * import { decodePaymentRequiredHeader } from '@tollgate/core/x402';
  * const required = decodePaymentRequiredHeader(response.headers.get('payment-required') ?? undefined);
  * console.log(required.accepts[0]?.amount);
  * ```
@@ -188,7 +188,7 @@ export function decodePaymentRequiredHeader(text: string | undefined, options: D
  *
  * @example
  * ```ts
- * import { decodePaymentResponseHeader } from '@tollgate/core';
+ * import { decodePaymentResponseHeader } from '@tollgate/core/x402';
  * const settled = decodePaymentResponseHeader(response.headers.get('payment-response') ?? undefined);
  * console.log(settled.success, settled.transaction);
  * ```

@@ -113,3 +113,6 @@ export {
 } from './settlement-response';
 export * from './facilitator';
 export * from './notifications';
+// Order mode's refund receipts (paid and rejected): build, sign, verify, hash.
+export * from './refund-receipt';
+export * from './refund-receipt-verify';

@@ -37,7 +37,7 @@ export interface PaymentIdentifierInfo {
  *
  * @example
  * ```ts
- * import { declarePaymentIdentifier, PAYMENT_IDENTIFIER } from '@tollgate/core';
+ * import { declarePaymentIdentifier, PAYMENT_IDENTIFIER } from '@tollgate/core/x402';
  * const extensions = { [PAYMENT_IDENTIFIER]: declarePaymentIdentifier() };
  * ```
  */
@@ -53,7 +53,7 @@ export function declarePaymentIdentifier(options: { required?: boolean } = {}): 
  *
  * @example
  * ```ts
- * import { isValidPaymentId } from '@tollgate/core';
+ * import { isValidPaymentId } from '@tollgate/core/x402';
  * isValidPaymentId('pay_7d5d747be160e280504c099d984bcfe0'); // true
  * ```
  */
@@ -68,7 +68,7 @@ export function isValidPaymentId(id: unknown): id is string {
  *
  * @example
  * ```ts
- * import { generatePaymentId } from '@tollgate/core';
+ * import { generatePaymentId } from '@tollgate/core/x402';
  * generatePaymentId(); // 'pay_3f1c…'
  * ```
  */
@@ -90,7 +90,7 @@ export function generatePaymentId(): string {
  *
  * @example
  * ```ts
- * import { extractPaymentIdentifier } from '@tollgate/core';
+ * import { extractPaymentIdentifier } from '@tollgate/core/x402';
  * const paymentId = extractPaymentIdentifier(payload); // 'pay_…' or undefined
  * ```
  */

@@ -100,7 +100,7 @@ export const paymentReceiptSchema = v.looseObject({
  *
  * @example
  * ```ts
- * import { buildPaymentReceipt } from '@tollgate/core';
+ * import { buildPaymentReceipt } from '@tollgate/core/x402';
  * const receipt = buildPaymentReceipt({ refId, paymentId, gatewayOrigin, resourceUrl, network: base, payTo, payer, amount: '10000', authorizationNonce, txHash, blockNumber: 123n, issuedAt: now });
  * ```
  */
@@ -180,7 +180,7 @@ export function blockNumberText(value: bigint | number | string | undefined): st
  *
  * @example
  * ```ts
- * import { receiptHash } from '@tollgate/core';
+ * import { receiptHash } from '@tollgate/core/x402';
  * const refundOf = `sha256:${receiptHash(receipt)}`;
  * ```
  */
@@ -261,7 +261,7 @@ export async function signReceiptHash(hash: string, signer: EvmSigner): Promise<
  *
  * @example
  * ```ts
- * import { signReceipt } from '@tollgate/core';
+ * import { signReceipt } from '@tollgate/core/x402';
  * const signedReceipt = await signReceipt(receipt, gatewayKey);
  * ```
  */

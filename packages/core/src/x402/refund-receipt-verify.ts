@@ -34,7 +34,7 @@ export type ReadRefundReceipt =
  *
  * @example
  * ```ts
- * import { readRefundReceipt } from '@tollgate/core';
+ * import { readRefundReceipt } from '@tollgate/core/x402';
  * const read = readRefundReceipt(body.signedReceipt, body.receipt);
  * if (read.ok && read.signer === gatewayAddress) console.log(read.receipt.type);
  * ```

@@ -17,7 +17,7 @@ import {
   verifySignedReceipt,
   verifySignedRefundReceipt,
   type BuildRefundReceiptParams,
-} from '../index';
+} from './index';
 
 const gatewayKey = freshAccount();
 const payer = freshAccount();

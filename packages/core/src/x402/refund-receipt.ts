@@ -186,7 +186,7 @@ function checked<T>(schema: v.GenericSchema<unknown, unknown>, receipt: T): T {
  *
  * @example
  * ```ts
- * import { buildRefundReceipt } from '@tollgate/core';
+ * import { buildRefundReceipt } from '@tollgate/core/x402';
  * const receipt = buildRefundReceipt({ refundId, orderId, refId, paymentId, refundOf, gatewayOrigin, network: base, from: payTo, to: payer, amount: '2500', authorizationNonce, txHash, issuedAt: now });
  * ```
  */
@@ -224,7 +224,8 @@ export function buildRefundReceipt(params: BuildRefundReceiptParams): RefundRece
  *
  * @example
  * ```ts
- * import { buildRejectedRefundReceipt, refundOfReceipt } from '@tollgate/core';
+ * import { refundOfReceipt } from '@tollgate/core';
+ * import { buildRejectedRefundReceipt } from '@tollgate/core/x402';
  * const rejected = buildRejectedRefundReceipt({ refundOf: refundOfReceipt(original), originalPayer: original.payer, originalPayTo: original.payTo, gatewayOrigin, network: base, issuedAt: now });
  * ```
  */
@@ -273,7 +274,7 @@ export function refundOfReceipt(receipt: PaymentReceipt): string {
  *
  * @example
  * ```ts
- * import { refundReceiptHash } from '@tollgate/core';
+ * import { refundReceiptHash } from '@tollgate/core/x402';
  * const hash = refundReceiptHash(refundReceipt);
  * ```
  */
@@ -293,7 +294,7 @@ export const refundReceiptDigest = (hash: string): Uint8Array => signedReceiptDi
  *
  * @example
  * ```ts
- * import { signRefundReceipt } from '@tollgate/core';
+ * import { signRefundReceipt } from '@tollgate/core/x402';
  * const signedReceipt = await signRefundReceipt(rejected, gatewayKey);
  * ```
  */

@@ -28,7 +28,7 @@ const UINT256_MAX = (1n << 256n) - 1n;
  *
  * @example
  * ```ts
- * import { buildPaymentRequirements } from '@tollgate/core';
+ * import { buildPaymentRequirements } from '@tollgate/core/x402';
  * const accepted = buildPaymentRequirements({ network: base, payTo: merchant, amount: '10000', maxTimeoutSeconds: 300 });
  * // { scheme: 'exact', network: 'eip155:8453', amount: '10000', asset: '0x8335…', payTo: '0x…', maxTimeoutSeconds: 300, extra: { name: 'USD Coin', version: '2' } }
  * ```
@@ -74,7 +74,7 @@ export interface BuildPaymentRequiredParams {
  *
  * @example
  * ```ts
- * import { buildPaymentRequired, encodeX402Header } from '@tollgate/core';
+ * import { buildPaymentRequired, encodeX402Header } from '@tollgate/core/x402';
  * const required = buildPaymentRequired({ resource: { url, mimeType: 'application/json' }, accepts: [accepted], error: 'PAYMENT-SIGNATURE header is required' });
  * const header = encodeX402Header(required);
  * ```
@@ -135,7 +135,7 @@ function firstDifference(actual: unknown, expected: unknown, path: string): stri
  *
  * @example
  * ```ts
- * import { findRequirementsMismatch } from '@tollgate/core';
+ * import { findRequirementsMismatch } from '@tollgate/core/x402';
  * findRequirementsMismatch({ ...accepted, amount: '1' }, accepted); // 'accepted.amount'
  * ```
  */
@@ -163,7 +163,7 @@ export function findRequirementsMismatch(accepted: unknown, expected: Readonly<P
  *
  * @example
  * ```ts
- * import { requirementsMatch } from '@tollgate/core';
+ * import { requirementsMatch } from '@tollgate/core/x402';
  * if (!requirementsMatch(payload.accepted, accepted)) refuse();
  * ```
  */

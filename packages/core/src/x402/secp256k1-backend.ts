@@ -19,7 +19,7 @@ import { secp256k1 } from '@noble/curves/secp256k1.js';
  *
  * @example
  * ```ts
- * import { nobleSecp256k1, type Secp256k1Backend } from '@tollgate/core';
+ * import { nobleSecp256k1, type Secp256k1Backend } from '@tollgate/core/x402';
  * const backend: Secp256k1Backend = nobleSecp256k1;
  * const { signature, recoveryBit } = backend.sign(digest, privateKey);
  * backend.recoverPublicKey(digest, signature, recoveryBit); // Uint8Array(65) starting with 0x04
@@ -54,7 +54,7 @@ export interface Secp256k1Backend {
  *
  * @example
  * ```ts
- * import { nobleSecp256k1, recoverDigestSigner } from '@tollgate/core';
+ * import { nobleSecp256k1, recoverDigestSigner } from '@tollgate/core/x402';
  * recoverDigestSigner(digest, signatureHex, nobleSecp256k1); // the default backend, named
  * ```
  */

@@ -62,7 +62,7 @@ export interface BuildSettlementResponseParams {
  *
  * @example
  * ```ts
- * import { buildSettlementResponse } from '@tollgate/core';
+ * import { buildSettlementResponse } from '@tollgate/core/x402';
  * const { body, header } = buildSettlementResponse({ receipt, signedReceipt, x402Receipt });
  * return { status: 200, headers: { 'payment-response': header }, body };
  * ```
@@ -128,7 +128,7 @@ export interface BuildSettlementFailureParams {
  *
  * @example
  * ```ts
- * import { buildSettlementFailureResponse } from '@tollgate/core';
+ * import { buildSettlementFailureResponse } from '@tollgate/core/x402';
  * const { header } = buildSettlementFailureResponse({ network: 'eip155:8453', errorReason: 'insufficient_funds', payer });
  * ```
  */

@@ -44,7 +44,7 @@ export const tollgateOfferSchema = {
  *
  * @example
  * ```ts
- * import { alignedOfferExpiry } from '@tollgate/core';
+ * import { alignedOfferExpiry } from '@tollgate/core/x402';
  * alignedOfferExpiry(1_000, 300, 60); // 1320
  * ```
  */
@@ -64,7 +64,7 @@ export function alignedOfferExpiry(now: number, validitySeconds: number, granula
  *
  * @example
  * ```ts
- * import { tollgateOfferExtension, TOLLGATE_OFFER } from '@tollgate/core';
+ * import { tollgateOfferExtension, TOLLGATE_OFFER } from '@tollgate/core/x402';
  * const extensions = { [TOLLGATE_OFFER]: tollgateOfferExtension(offer) };
  * ```
  */
@@ -80,7 +80,7 @@ export function tollgateOfferExtension(offer: SignedTollgateOffer): ExtensionEnt
  *
  * @example
  * ```ts
- * import { extractEchoedOffer, verifySignedOffer } from '@tollgate/core';
+ * import { extractEchoedOffer, verifySignedOffer } from '@tollgate/core/x402';
  * const echoed = extractEchoedOffer(payload);
  * if (echoed !== undefined) verifySignedOffer(echoed, { expectedSigner, now, expected });
  * ```

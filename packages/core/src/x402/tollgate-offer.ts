@@ -88,7 +88,7 @@ const signedOfferSchema = v.object({
  *
  * @example
  * ```ts
- * import { hashTollgateOffer } from '@tollgate/core';
+ * import { hashTollgateOffer } from '@tollgate/core/x402';
  * const digest = hashTollgateOffer(offer.payload);
  * ```
  */
@@ -110,7 +110,7 @@ function offerDigest(payload: TollgateOfferPayload): Uint8Array {
  * @example
  * ```ts
  * import { verifyTypedData } from 'viem';
- * import { tollgateOfferTypedData } from '@tollgate/core';
+ * import { tollgateOfferTypedData } from '@tollgate/core/x402';
  * await verifyTypedData({ ...tollgateOfferTypedData(offer.payload), address: gatewayAddress, signature: offer.signature });
  * ```
  */
@@ -151,7 +151,7 @@ export interface CreateSignedOfferParams {
  *
  * @example
  * ```ts
- * import { createSignedOffer, tollgateOfferExtension, alignedOfferExpiry, TOLLGATE_OFFER } from '@tollgate/core';
+ * import { createSignedOffer, tollgateOfferExtension, alignedOfferExpiry, TOLLGATE_OFFER } from '@tollgate/core/x402';
  * const offer = await createSignedOffer({ gatewayOrigin, resourceUrl, requirements: accepted, network: base, expiry: alignedOfferExpiry(now, 300, 60) }, gatewayKey);
  * extensions[TOLLGATE_OFFER] = tollgateOfferExtension(offer);
  * ```
@@ -201,7 +201,7 @@ const OFFER_FIELDS = ['gatewayOrigin', 'resourceUrl', 'paymentId', 'payTo', 'amo
  *
  * @example
  * ```ts
- * import { verifySignedOffer } from '@tollgate/core';
+ * import { verifySignedOffer } from '@tollgate/core/x402';
  * verifySignedOffer(echoed, { expectedSigner: gatewayKey.address, now, expected: { gatewayOrigin, resourceUrl, payTo, amount, network: 'eip155:8453', chainId: 8453, asset } });
  * ```
  */

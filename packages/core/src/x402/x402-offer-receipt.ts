@@ -170,7 +170,7 @@ function receiptTypedData(payload: X402ReceiptPayload) {
  *
  * @example
  * ```ts
- * import { signX402Offer, x402OffersExtension, OFFER_RECEIPT } from '@tollgate/core';
+ * import { signX402Offer, x402OffersExtension, OFFER_RECEIPT } from '@tollgate/core/x402';
  * const offer = await signX402Offer({ resourceUrl, requirements: accepted, acceptIndex: 0, validUntil: expiry }, gatewayKey);
  * extensions[OFFER_RECEIPT] = x402OffersExtension([offer]);
  * ```
@@ -204,7 +204,7 @@ export async function signX402Offer(
  *
  * @example
  * ```ts
- * import { signX402Receipt } from '@tollgate/core';
+ * import { signX402Receipt } from '@tollgate/core/x402';
  * const x402Receipt = await signX402Receipt({ network: 'eip155:8453', resourceUrl, payer, issuedAt, transaction: txHash }, gatewayKey);
  * ```
  */
@@ -232,7 +232,7 @@ export async function signX402Receipt(
  *
  * @example
  * ```ts
- * import { x402OffersExtension, OFFER_RECEIPT } from '@tollgate/core';
+ * import { x402OffersExtension, OFFER_RECEIPT } from '@tollgate/core/x402';
  * const extensions = { [OFFER_RECEIPT]: x402OffersExtension([offer]) };
  * ```
  */
@@ -249,7 +249,7 @@ export function x402OffersExtension(offers: readonly X402SignedOffer[]): Extensi
  *
  * @example
  * ```ts
- * import { recoverX402OfferSigner } from '@tollgate/core';
+ * import { recoverX402OfferSigner } from '@tollgate/core/x402';
  * const ok = recoverX402OfferSigner(offer) === gatewayAddress;
  * ```
  */
@@ -265,7 +265,7 @@ export function recoverX402OfferSigner(offer: X402SignedOffer): Address | undefi
  *
  * @example
  * ```ts
- * import { recoverX402ReceiptSigner } from '@tollgate/core';
+ * import { recoverX402ReceiptSigner } from '@tollgate/core/x402';
  * const ok = recoverX402ReceiptSigner(receipt) === gatewayAddress;
  * ```
  */

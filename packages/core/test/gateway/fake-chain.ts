@@ -2,7 +2,8 @@
 // the `AuthorizationUsed` logs, receipts), for the recovery tests that need what anvil cannot stage: a
 // load-balanced RPC whose nodes lag each other, logs that are not indexed yet, millions of blocks.
 import { encodeAbiParameters, encodeEventTopics, getAddress, pad, toHex, type Address, type Hash, type Hex } from 'viem';
-import { authorizationUsedEvent, transferEvent, type SettlementChainClient } from '@tollgate/core';
+import { authorizationUsedEvent, transferEvent } from '@tollgate/core/chain';
+import type { SettlementChainClient } from '@tollgate/core/gateway';
 
 /** A transfer the fake chain executed for an authorization. */
 export interface FakeSettlement {

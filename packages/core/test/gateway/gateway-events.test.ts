@@ -7,7 +7,6 @@ import {
   coreMigrations,
   createGateway,
   createGatewayEvents,
-  createMemoryRateLimiter,
   createNetworkRegistry,
   createSqlGatewayStores,
   createViemWalletSignatureVerifier,
@@ -18,8 +17,9 @@ import {
   type Gateway,
   type GatewayEvent,
   type GatewayStores,
-  type RefStore,
 } from '@tollgate/core';
+import type { RefStore } from '@tollgate/core/gateway';
+import { createMemoryRateLimiter } from '@tollgate/core/storage';
 import { gatewayConformanceEpoch, openTestDatabase, type TestDatabase } from '@tollgate/core/testing';
 import { payableRef } from '../support/payable-ref';
 import { rejectedWith } from '../support/thrown';

@@ -3,26 +3,27 @@ import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
 import {
   ManualClock,
   NotificationTransportError,
-  buildPaymentReceipt,
-  buildPaymentSettledNotification,
   coreMigrations,
   createNotificationDeliverer,
   createSqlGatewayStores,
   deriveGatewayKeys,
   gatewayMigrations,
-  orderNotificationId,
-  serializeNotification,
-  signReceipt,
   unixSeconds,
   verifyNotification,
   type GatewayStores,
-  type MerchantStore,
   type NotificationJob,
   type NotificationRequest,
   type NotificationTransport,
-  type NotificationTransportFailure,
-  type PaymentSettledNotification,
 } from '@tollgate/core';
+import type { MerchantStore, NotificationTransportFailure } from '@tollgate/core/gateway';
+import {
+  buildPaymentReceipt,
+  buildPaymentSettledNotification,
+  orderNotificationId,
+  serializeNotification,
+  signReceipt,
+  type PaymentSettledNotification,
+} from '@tollgate/core/x402';
 import { deriveNotifyHmacKey } from '@tollgate/core/gateway';
 import { challengeFor, describeConformance, enrollMerchant, enrollRequest, openTestDatabase, testDatabaseEngines, type TestDatabase } from '@tollgate/core/testing';
 

@@ -4,19 +4,17 @@
  * never anything else.
  */
 import { describe, expect, it } from 'vitest';
+import { hexDecode, hexEncode } from '@tollgate/core';
+import { decodeCanonical, encodeCanonical, type CborKey, type CborValue } from '@tollgate/core/cbor';
 import {
   decodeArtifactPayload,
-  decodeCanonical,
   decodeDeviceRequest,
   decodeEpochCertificateRequest,
   decodeKeyset,
   decodeLicenseMessage,
   decodeSign1,
   deviceRequestSpecs,
-  encodeCanonical,
   encodeSign1,
-  hexDecode,
-  hexEncode,
   inspectArtifact,
   isArtifactError,
   licenseMessageSpecs,
@@ -26,11 +24,9 @@ import {
   verifyEpochCertificate,
   verifyKeyset,
   type ArtifactKind,
-  type CborKey,
-  type CborValue,
   type DeviceRequestKind,
   type LicenseMessageKind,
-} from '@tollgate/core';
+} from '@tollgate/core/license';
 import { seededRandom, type SeededRandom } from '@tollgate/core/testing';
 import { loadLicenseVectors } from '../vectors/check-license-vectors';
 import { vectorDevice, vectorEpochs, vectorNow, vectorPins, vectorProductId } from '../vectors/license-fixtures';

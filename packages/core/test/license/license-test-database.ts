@@ -3,7 +3,8 @@
  * that works despite the feed's and the audit log's TRUNCATE guards, and a way to store a fixture epoch
  * as the ceremony would.
  */
-import { coreMigrations, licenseMigrations, sealEpochPrivateKey, type EpochStatus, type SqlClient } from '@tollgate/core';
+import { coreMigrations, licenseMigrations, type SqlClient } from '@tollgate/core';
+import { sealEpochPrivateKey, type EpochStatus } from '@tollgate/core/license';
 import { openTestDatabase, type TestDatabase, type TestEngine } from '@tollgate/core/testing';
 import { epochCertificateFor, vectorBytes, type EpochFixture } from '../vectors/license-fixtures';
 

@@ -1,4 +1,5 @@
-import { createNobleEd25519Signer, decodeDeviceRequest, verifyArtifact, verifyDeviceProof, verifyEpochCertificate, verifyKeyset } from '@tollgate/core';
+import { createNobleEd25519Signer } from '@tollgate/core';
+import { decodeDeviceRequest, verifyArtifact, verifyDeviceProof, verifyEpochCertificate, verifyKeyset } from '@tollgate/core/license';
 import { describeLicenseVectors } from '../vectors/check-license-vectors';
 
 // Core's own verifiers, noble signatures.

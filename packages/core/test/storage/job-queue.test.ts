@@ -1,4 +1,5 @@
-import { coreMigrations, createSqlJobQueue } from '@tollgate/core';
+import { coreMigrations } from '@tollgate/core';
+import { createSqlJobQueue } from '@tollgate/core/storage';
 import { describeJobQueueConformance, openTestDatabase, testDatabaseEngines } from '@tollgate/core/testing';
 
 for (const engine of await testDatabaseEngines()) {

@@ -1,4 +1,5 @@
-import { coreMigrations, createMemoryRateLimiter, createSqlRateLimiter } from '@tollgate/core';
+import { coreMigrations } from '@tollgate/core';
+import { createMemoryRateLimiter, createSqlRateLimiter } from '@tollgate/core/storage';
 import { describeRateLimiterConformance, openTestDatabase, testDatabaseEngines } from '@tollgate/core/testing';
 
 describeRateLimiterConformance({ name: 'memory', open: async () => ({ createLimiter: createMemoryRateLimiter }) });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ManualClock, coreMigrations, createSqlJobQueue, runWorker, type Job, type JobQueue } from '@tollgate/core';
+import { ManualClock, coreMigrations } from '@tollgate/core';
+import { createSqlJobQueue, runWorker, type Job, type JobQueue } from '@tollgate/core/storage';
 import { openTestDatabase, type TestDatabase } from '@tollgate/core/testing';
 import { eventually } from '../../../../test/eventually';
 

@@ -2,7 +2,8 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { coreMigrations, defineMigrations, migrationsTable, runMigrations } from '@tollgate/core';
+import { coreMigrations, runMigrations } from '@tollgate/core';
+import { defineMigrations, migrationsTable } from '@tollgate/core/storage';
 import {
   createScratchDatabase,
   dropScratchDatabases,

@@ -3,7 +3,9 @@
  * PostgreSQL server when TOLLGATE_TEST_DATABASE_URL is set), and fresh vendors with a product each, so
  * tests never need to reset tables and never see each other's rows.
  */
-import { coreMigrations, createSqlVendorStore, licenseMigrations, randomId, type SqlClient } from '@tollgate/core';
+import { coreMigrations, licenseMigrations, type SqlClient } from '@tollgate/core';
+import { randomId } from '@tollgate/core/crypto';
+import { createSqlVendorStore } from '@tollgate/core/license';
 import { openTestDatabase, testDatabaseEngines, type TestDatabase, type TestEngine } from '@tollgate/core/testing';
 
 /** The engines storage tests run on. */

@@ -2,16 +2,13 @@
 // the fixture of the settlement tests that run without a chain.
 import { toHex, type Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { createNetworkRegistry, type Clock, type GatewayStores, type PaymentPayload } from '@tollgate/core';
 import {
   buildPaymentRequirements,
-  createNetworkRegistry,
   encodeX402Header,
   tokenEip712Domain,
   transferWithAuthorizationTypes,
-  type Clock,
-  type GatewayStores,
-  type PaymentPayload,
-} from '@tollgate/core';
+} from '@tollgate/core/x402';
 import { enrollMerchant, gatewayConformanceEpoch } from '@tollgate/core/testing';
 
 /** The `base` network of the registry, as payments see it. */

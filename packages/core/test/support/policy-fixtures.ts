@@ -1,5 +1,5 @@
 /** Policy documents shared by the policy unit tests. */
-import type { PolicyDocument } from '../../src/license/admin/policies/policy-document';
+import type { PolicyDocument } from '../../src/license/model/policies/policy-document';
 
 /** A full, valid document that draws no warning (product and id are fixed hex; tiers `pro` and `free`). */
 export const fullPolicy: PolicyDocument = {

@@ -3,16 +3,14 @@
  * Ed25519 is deterministic), so regenerating it must give byte-identical JSON. Run
  * `node scripts/generate-license-vectors.mjs` to rewrite the file, `--check` to compare.
  */
+import { hexDecode, hexEncode, type Signer } from '@tollgate/core';
+import { decodeCanonical, encodeCanonical } from '@tollgate/core/cbor';
 import {
-  decodeCanonical,
   deviceRequestSpecs,
-  encodeCanonical,
   encodeKeyset,
   encodeLicenseMessage,
   encodeProtectedHeader,
   encodeSign1,
-  hexDecode,
-  hexEncode,
   licenseContentType,
   licenseExternalAad,
   prepareArtifact,
@@ -23,8 +21,7 @@ import {
   type DeviceRequestKind,
   type DeviceRequests,
   type LicenseMessageKind,
-  type Signer,
-} from '@tollgate/core';
+} from '@tollgate/core/license';
 import { cborDiagnostic } from './cbor-diagnostic';
 import {
   epochCertificateFor,

@@ -1,4 +1,5 @@
-import { hexEncode, type CborValue } from '@tollgate/core';
+import { hexEncode } from '@tollgate/core';
+import type { CborValue } from '@tollgate/core/cbor';
 
 /**
  * Renders a decoded canonical CBOR value in RFC 8949 §8 diagnostic notation (`{0: 1, 1: h'00ff'}`),

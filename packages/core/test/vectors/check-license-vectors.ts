@@ -7,27 +7,25 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { hexDecode, hexEncode, type Signer } from '@tollgate/core';
+import { decodeCanonical } from '@tollgate/core/cbor';
+import { verifyEd25519 } from '@tollgate/core/crypto';
 import {
   ArtifactError,
   decodeArtifactPayload,
-  decodeCanonical,
   decodeLicenseMessage,
   decodeSign1,
   encodeArtifactPayload,
   encodeLicenseMessage,
-  hexDecode,
-  hexEncode,
   sigStructure,
   signArtifact,
   signDeviceRequest,
-  verifyEd25519,
   type ArtifactKind,
   type ArtifactPayloads,
   type DeviceRequestKind,
   type EpochKey,
   type LicenseMessageKind,
-  type Signer,
-} from '@tollgate/core';
+} from '@tollgate/core/license';
 import { renderLicenseVectors } from './build-license-vectors';
 import { cborDiagnostic } from './cbor-diagnostic';
 import type { LicenseVectorFile, VectorEpoch } from './vector-format';

@@ -7,7 +7,9 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { Sign1 } from '@auth0/cose';
-import { base64UrlEncode, hexDecode, licenseExternalAad, type ArtifactKind, type DeviceRequestKind } from '@tollgate/core';
+import { hexDecode } from '@tollgate/core';
+import { base64UrlEncode } from '@tollgate/core/crypto';
+import { licenseExternalAad, type ArtifactKind, type DeviceRequestKind } from '@tollgate/core/license';
 import { loadLicenseVectors } from './check-license-vectors';
 
 const vectors = loadLicenseVectors();

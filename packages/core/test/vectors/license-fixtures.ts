@@ -3,24 +3,21 @@
  * benchmark. Every secret is `SHA-256("tollgate/license/v1/test-vectors/" + name)`: public test material,
  * never for production.
  */
+import { createNobleEd25519Signer, hexEncode, sha256, type Signer } from '@tollgate/core';
+import { utf8Encode } from '@tollgate/core/crypto';
 import {
-  createNobleEd25519Signer,
   createRootSigner,
   encodeEpochCertificateRequest,
-  hexEncode,
   rootKeyDigest,
   rootKeyIdHex,
-  sha256,
   signEpochCertificate,
-  utf8Encode,
   type ArtifactPayloads,
   type DeviceRequestKind,
   type EpochKey,
   type LicenseMessageKind,
   type LicenseMessages,
-  type Signer,
   type UnsignedDeviceRequest,
-} from '@tollgate/core';
+} from '@tollgate/core/license';
 
 /** The verification time of every vector: 2026-01-01T00:00:00Z. */
 export const vectorNow = 1_767_225_600;

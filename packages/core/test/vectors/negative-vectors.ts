@@ -1,27 +1,23 @@
 /**
  * The negative vectors: inputs every implementation must refuse, each with the reason it must name.
  */
+import { hexDecode, hexEncode, type Signer } from '@tollgate/core';
+import { encodeCanonical, type CborKey, type CborValue } from '@tollgate/core/cbor';
 import {
   artifactKinds,
   decodeDeviceRequest,
   deviceRequestSpecs,
   decodeSign1,
-  encodeCanonical,
   encodeKeyset,
   encodeProtectedHeader,
   encodeSign1,
-  hexDecode,
-  hexEncode,
   licenseContentType,
   licenseExternalAad,
   prepareArtifact,
   sigStructure,
   signDeviceRequest,
   type ArtifactErrorReason,
-  type CborKey,
-  type CborValue,
-  type Signer,
-} from '@tollgate/core';
+} from '@tollgate/core/license';
 import { epochCertificateFor, otherProductId, samplePayloads, sampleRequests, vectorDevice, vectorEpochs, vectorNow, vectorProductId, vectorRoots } from './license-fixtures';
 import type { ArtifactVector, KeysetVector, NegativeVector, RequestVector } from './vector-format';
 

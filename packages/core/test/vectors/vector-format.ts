@@ -2,7 +2,7 @@
  * The JSON shape of `license-v1.json`. Every byte string is lower-case hex; every time is unix seconds.
  * Field names are snake_case so implementations in other languages can map them directly.
  */
-import type { ArtifactErrorReason } from '@tollgate/core';
+import type { ArtifactErrorReason } from '@tollgate/core/license';
 
 export interface VectorRoot {
   seed: string;

@@ -2,7 +2,8 @@
 // code under test never produced what it is checked against.
 import { toHex, type Address, type Hex, type LocalAccount } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { transferWithAuthorizationTypes, type PaymentPayload, type PaymentRequirements, type GatewayNetwork } from '@tollgate/core';
+import type { PaymentPayload, PaymentRequirements, GatewayNetwork } from '@tollgate/core';
+import { transferWithAuthorizationTypes } from '@tollgate/core/x402';
 
 export const base: GatewayNetwork = {
   name: 'base',

@@ -15,8 +15,9 @@ import {
   isValidPaymentId as officialIsValidPaymentId,
 } from '@x402/extensions/payment-identifier';
 import { describe, expect, it } from 'vitest';
+import type { PaymentPayload } from '@tollgate/core';
+import { base64UrlEncode, utf8Encode } from '@tollgate/core/crypto';
 import {
-  base64UrlEncode,
   buildPaymentRequired,
   buildPaymentRequirements,
   createSignedOffer,
@@ -33,12 +34,10 @@ import {
   signX402Offer,
   TOLLGATE_OFFER,
   tollgateOfferExtension,
-  utf8Encode,
   verifyExactPayment,
   verifySignedOffer,
   x402OffersExtension,
-  type PaymentPayload,
-} from '@tollgate/core';
+} from '@tollgate/core/x402';
 import { base, freshAccount, merchant, withAuthorization, withSignature } from './fixtures';
 
 const gatewayKey = freshAccount();

@@ -17,6 +17,7 @@ import {
 import { decodePaymentResponseHeader as fetchDecodePaymentResponse } from '@x402/fetch';
 import { recoverAddress } from 'viem';
 import { describe, expect, it } from 'vitest';
+import { verifySignedReceipt } from '@tollgate/core';
 import {
   buildPaymentReceipt,
   buildPaymentRequired,
@@ -29,9 +30,8 @@ import {
   signReceipt,
   signX402Offer,
   signX402Receipt,
-  verifySignedReceipt,
   x402OffersExtension,
-} from '@tollgate/core';
+} from '@tollgate/core/x402';
 import { base, freshAccount, merchant, randomNonce } from './fixtures';
 
 const gatewayKey = freshAccount();

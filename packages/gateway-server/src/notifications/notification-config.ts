@@ -1,4 +1,5 @@
-import { ConfigError, envBoolean, envInteger, parseEnv, type EnvRecord } from '@tollgate/core';
+import { ConfigError } from '@tollgate/core';
+import { envBoolean, envInteger, parseEnv, type EnvRecord } from '@tollgate/core/config';
 import { defaultNotificationDeliverySettings } from '@tollgate/core/gateway';
 
 /** How the gateway delivers merchant notifications (read by {@link notificationConfigFromEnv}). */

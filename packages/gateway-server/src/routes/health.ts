@@ -1,4 +1,5 @@
-import { route, type ChainHealthProbe, type Route } from '@tollgate/core';
+import type { ChainHealthProbe, Route } from '@tollgate/core';
+import { route } from '@tollgate/core/http';
 import type { OpenDatabase } from '@tollgate/core/node';
 import { version } from '../../package.json';
 

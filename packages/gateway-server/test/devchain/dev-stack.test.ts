@@ -5,7 +5,7 @@ import { HTTPFacilitatorClient } from '@x402/core/server';
 import { getContractAddress, type Address } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, describe, expect, it } from 'vitest';
-import { findAuthorizationSettlement } from '@tollgate/core';
+import { findAuthorizationSettlement } from '@tollgate/core/chain';
 import { createDevPublicClient, devAccountKeys, devChainDefinition, startDevStack, testUsdcArtifact, type DevStack } from '@tollgate/gateway-server/devchain';
 import { settleThroughStack } from './helpers';
 

@@ -5,7 +5,7 @@ import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { parseEventLogs, type Hash } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findAuthorizationSettlement } from '@tollgate/core';
+import { findAuthorizationSettlement } from '@tollgate/core/chain';
 import {
   createLocalFacilitator,
   devAccountKeys,

@@ -34,7 +34,7 @@ import {
   type LocalFacilitator,
   type TokenDomain,
 } from '@tollgate/gateway-server/devchain';
-import { transferWithAuthorizationTypes } from '@tollgate/core';
+import { transferWithAuthorizationTypes } from '@tollgate/core/x402';
 import { expect } from 'vitest';
 
 /** The fields of a TransferWithAuthorization / ReceiveWithAuthorization message. */

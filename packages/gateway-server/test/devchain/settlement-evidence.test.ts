@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { createPublicClient, createTestClient, encodeFunctionData, http, parseSignature, type Address, type Hash, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ChainReadError, findAuthorizationSettlement, type FindAuthorizationSettlementParams } from '@tollgate/core';
+import { ChainReadError, findAuthorizationSettlement, type FindAuthorizationSettlementParams } from '@tollgate/core/chain';
 import {
   createDevPublicClient,
   devAccountKeys,

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, expectError, type JsonResponse, type TestGateway } from '../helpers/gateway';
 import { startPaymentStack, type PaymentStack } from '../helpers/payments';
 import { headBlock, mine, payForReceipt, rpc, startEvidenceGateway, startRpcProxy, type PaidReceipt, type RpcProxy } from './helpers';
-import { WallClock } from '../helpers/clock';
+import { TestWallClock } from '../helpers/clock';
 
 const rpcTimeoutMs = 1_000;
 // Hang guard only: an answer must come within the RPC deadline plus generous slack for a busy machine.
@@ -21,7 +21,7 @@ let paid: PaidReceipt;
 beforeAll(async () => {
   stack = await startPaymentStack();
   proxy = await startRpcProxy(stack.anvil.rpcUrl);
-  gateway = await startEvidenceGateway(stack, { GATEWAY_RPC_URLS: `local=${proxy.url}`, GATEWAY_RPC_TIMEOUT_MS: String(rpcTimeoutMs) }, { clock: new WallClock() });
+  gateway = await startEvidenceGateway(stack, { GATEWAY_RPC_URLS: `local=${proxy.url}`, GATEWAY_RPC_TIMEOUT_MS: String(rpcTimeoutMs) }, { clock: new TestWallClock() });
   paid = await payForReceipt(gateway, stack);
 });
 afterAll(async () => {

@@ -8,7 +8,7 @@ import { expectWellFormed, sendRaw } from '../helpers/fuzz';
 import { call, type TestGateway } from '../helpers/gateway';
 import { startPaymentStack, type PaymentStack } from '../helpers/payments';
 import { payForReceipt, startEvidenceGateway, type PaidReceipt } from './helpers';
-import { WallClock } from '../helpers/clock';
+import { TestWallClock } from '../helpers/clock';
 
 const casesPerRoute = 300;
 // Below Node's 16 KiB header limit: longer request lines are refused by Node's HTTP parser (431) before
@@ -22,7 +22,7 @@ let validCursor: string;
 
 beforeAll(async () => {
   stack = await startPaymentStack();
-  gateway = await startEvidenceGateway(stack, { GATEWAY_MAX_BLOCK_SPAN: '3', GATEWAY_HISTORY_SCAN_BLOCKS: '6' }, { clock: new WallClock() });
+  gateway = await startEvidenceGateway(stack, { GATEWAY_MAX_BLOCK_SPAN: '3', GATEWAY_HISTORY_SCAN_BLOCKS: '6' }, { clock: new TestWallClock() });
   paid = await payForReceipt(gateway, stack);
   const page = await call<{ nextCursor?: string }>(gateway.url, 'GET', `/txs?pay_to=${paid.ref.merchant.payTo}&limit=1`);
   validCursor = page.body.nextCursor ?? '';

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, dataDirFromTemplate, expectError, type TestGateway } from '../helpers/gateway';
 import { startPaymentStack, type PaymentStack } from '../helpers/payments';
 import { payForReceipt, startEvidenceGateway, type PaidReceipt } from './helpers';
-import { WallClock } from '../helpers/clock';
+import { TestWallClock } from '../helpers/clock';
 
 const oldKey = generatePrivateKey();
 const newKey = generatePrivateKey();
@@ -21,7 +21,7 @@ let running: TestGateway | undefined;
 
 async function restart(env: Record<string, string>): Promise<TestGateway> {
   await running?.close();
-  running = await startEvidenceGateway(stack, env, { dataDir, secret, clock: new WallClock() });
+  running = await startEvidenceGateway(stack, env, { dataDir, secret, clock: new TestWallClock() });
   return running;
 }
 

@@ -3,14 +3,14 @@
 // them may get a 200 receipt, write a payment row, or reach the facilitator's settle; the genuine payment
 // still settles exactly once afterwards.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { authorizationUsedEvent, transferEvent } from '@tollgate/core';
+import { authorizationUsedEvent, transferEvent } from '@tollgate/core/chain';
 import { createWalletClient, pad, toEventSelector, toHex, type Address, type Hash, type Hex, type LocalAccount } from 'viem';
 import { devChainDefinition, devTransport, testUsdcArtifact } from '@tollgate/gateway-server/devchain';
 import { call, expectError, type TestGateway } from '../helpers/gateway';
 import { encodePayment, fundedPayer, payableRef, signPayment, startPaymentStack, tokenOf, transfersTo, type PayableRef, type PaymentStack } from '../helpers/payments';
 import { answerBytes, cancelAuthorizationOnChain, executeAuthorization, recover, requirementsOf } from '../helpers/recovery-app';
 import { minedReceipt, rpc, sendFromDeployer, startEvidenceGateway, transferCalldata } from './helpers';
-import { WallClock } from '../helpers/clock';
+import { TestWallClock } from '../helpers/clock';
 
 let stack: PaymentStack;
 let gateway: TestGateway;
@@ -18,7 +18,7 @@ let gateway: TestGateway;
 beforeAll(async () => {
   stack = await startPaymentStack();
   // The gateway's clock is the wall clock, as anvil's block times are: recovery judges a transfer by its block's time.
-  gateway = await startEvidenceGateway(stack, {}, { clock: new WallClock() });
+  gateway = await startEvidenceGateway(stack, {}, { clock: new TestWallClock() });
 });
 afterAll(async () => {
   await gateway?.close();

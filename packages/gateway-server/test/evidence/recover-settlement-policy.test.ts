@@ -3,13 +3,14 @@
 // merchant policy wants an API key, scopes a merchant to its own refs and rate-limits before the key
 // lookup; and no body, however broken, gets a 5xx or anything but the JSON error envelope.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { base64Encode, ManualClock, utf8Encode } from '@tollgate/core';
+import { ManualClock } from '@tollgate/core';
+import { base64Encode, utf8Encode } from '@tollgate/core/crypto';
 import { seededRandom } from '@tollgate/core/testing';
 import { call, expectError, registerMerchant, type TestGateway } from '../helpers/gateway';
 import { decodeHeader, demoPayer, officialPaymentHeader, payableRef, startPaymentStack, type PayableRef, type PaymentStack } from '../helpers/payments';
 import { answerBytes, expectEnvelope, recover } from '../helpers/recovery-app';
 import { startEvidenceGateway, startRpcProxy, type RpcProxy } from './helpers';
-import { WallClock } from '../helpers/clock';
+import { TestWallClock } from '../helpers/clock';
 
 const rpcTimeoutMs = 1_000;
 
@@ -29,7 +30,7 @@ describe('on a public gateway whose RPC can fail', () => {
   let unsettled: string;
   beforeAll(async () => {
     proxy = await startRpcProxy(stack.anvil.rpcUrl);
-    gateway = await startEvidenceGateway(stack, { GATEWAY_RPC_URLS: `local=${proxy.url}`, GATEWAY_RPC_TIMEOUT_MS: String(rpcTimeoutMs) }, { clock: new WallClock() });
+    gateway = await startEvidenceGateway(stack, { GATEWAY_RPC_URLS: `local=${proxy.url}`, GATEWAY_RPC_TIMEOUT_MS: String(rpcTimeoutMs) }, { clock: new TestWallClock() });
     ref = await payableRef(gateway);
     unsettled = (await officialPaymentHeader(gateway, ref.path, stack, demoPayer(stack))).header;
   });

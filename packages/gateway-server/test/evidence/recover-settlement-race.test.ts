@@ -8,7 +8,7 @@ import { startInstances, type GatewayInstances } from '../helpers/instances';
 import { demoPayer, officialPaymentHeader, payableRef, startPaymentStack, transfersTo, type PaymentStack } from '../helpers/payments';
 import { answerBytes, executeAuthorization, recover } from '../helpers/recovery-app';
 import { relaxedEvidenceLimits } from './helpers';
-import { WallClock } from '../helpers/clock';
+import { TestWallClock } from '../helpers/clock';
 
 const postgres = (await testDatabaseEngines()).find((engine) => engine.name === 'postgres');
 
@@ -25,7 +25,7 @@ describe.skipIf(postgres === undefined)(
         adminUrl: postgres!.connectionString as string,
         databasePrefix: 'tollgate_gateway',
         env: { ...stack.gatewayEnv, ...relaxedEvidenceLimits, GATEWAY_PUBLIC_URL: 'https://pay.example.com' },
-        start: (env, options) => startTestGateway(env, { ...options, clock: new WallClock() }),
+        start: (env, options) => startTestGateway(env, { ...options, clock: new TestWallClock() }),
       });
       gateways = instances.gateways;
     });

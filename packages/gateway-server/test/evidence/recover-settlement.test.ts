@@ -8,7 +8,7 @@ import { call, expectError, type TestGateway } from '../helpers/gateway';
 import { decodeHeader, demoPayer, encodePayment, officialPaymentHeader, payableRef, signPayment, startPaymentStack, tokenOf, transfersTo, type PaymentStack } from '../helpers/payments';
 import { answerBytes, executeAuthorization, recover, requirementsOf } from '../helpers/recovery-app';
 import { mine, rpc, startEvidenceGateway, startRpcProxy, type RpcProxy } from './helpers';
-import { WallClock } from '../helpers/clock';
+import { TestWallClock } from '../helpers/clock';
 
 let stack: PaymentStack;
 let proxy: RpcProxy;
@@ -21,7 +21,7 @@ beforeAll(async () => {
   gateway = await startEvidenceGateway(
     stack,
     { GATEWAY_RPC_URLS: `local=${proxy.url}`, GATEWAY_MAX_BLOCK_SPAN: '10', GATEWAY_EVIDENCE_SCAN_BLOCKS: '30' },
-    { clock: new WallClock() },
+    { clock: new TestWallClock() },
   );
 });
 afterAll(async () => {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, expectError, registerMerchant, type TestGateway, type TestMerchant } from '../helpers/gateway';
 import { demoPayer, fundedPayer, mintUsdc, payableRef, startPaymentStack, type PaymentStack } from '../helpers/payments';
 import { mine, payForReceipt, startEvidenceGateway, startRpcProxy, type RpcProxy } from './helpers';
-import { WallClock } from '../helpers/clock';
+import { TestWallClock } from '../helpers/clock';
 
 interface Item {
   txHash: string;
@@ -44,7 +44,7 @@ beforeAll(async () => {
   gateway = await startEvidenceGateway(
     stack,
     { GATEWAY_RPC_URLS: `local=${proxy.url}`, GATEWAY_MAX_BLOCK_SPAN: String(maxBlockSpan), GATEWAY_HISTORY_SCAN_BLOCKS: String(scanBlocks) },
-    { clock: new WallClock() },
+    { clock: new TestWallClock() },
   );
   merchant = await registerMerchant(gateway.url, { network: 'local' });
   other = await registerMerchant(gateway.url, { network: 'local' });
@@ -206,7 +206,7 @@ describe('GET /txs refuses bad queries and bad cursors', () => {
     // The same filters restated are accepted.
     expect((await txs(`cursor=${cursor}&pay_to=${merchant.payTo.toLowerCase()}`)).status).toBe(200);
     // Another gateway (another secret) cannot read this one's cursors.
-    const stranger = await startEvidenceGateway(stack, {}, { clock: new WallClock() });
+    const stranger = await startEvidenceGateway(stack, {}, { clock: new TestWallClock() });
     try {
       expectError(await txs(`cursor=${cursor}`, undefined, stranger.url), 400, 'invalid_request');
     } finally {
@@ -218,7 +218,7 @@ describe('GET /txs refuses bad queries and bad cursors', () => {
 describe('GET /txs response-byte bound', () => {
   it('stops a page before GATEWAY_EVIDENCE_MAX_RESPONSE_BYTES and continues with the cursor', async () => {
     const maxBytes = 4_096;
-    const small = await startEvidenceGateway(stack, { GATEWAY_EVIDENCE_MAX_RESPONSE_BYTES: String(maxBytes) }, { clock: new WallClock() });
+    const small = await startEvidenceGateway(stack, { GATEWAY_EVIDENCE_MAX_RESPONSE_BYTES: String(maxBytes) }, { clock: new TestWallClock() });
     try {
       const holder = (await fundedPayer(stack, 0n)).address;
       for (let index = 0; index < 20; index++) await mintUsdc(stack, holder, BigInt(index + 1));
@@ -247,7 +247,7 @@ describe('merchant deployment policy (GATEWAY_EVIDENCE_ACCESS=merchant)', () => 
   let paidB: Awaited<ReturnType<typeof payForReceipt>>;
 
   beforeAll(async () => {
-    restricted = await startEvidenceGateway(stack, { GATEWAY_EVIDENCE_ACCESS: 'merchant', GATEWAY_MAX_BLOCK_SPAN: '5', GATEWAY_HISTORY_SCAN_BLOCKS: '100000' }, { clock: new WallClock() });
+    restricted = await startEvidenceGateway(stack, { GATEWAY_EVIDENCE_ACCESS: 'merchant', GATEWAY_MAX_BLOCK_SPAN: '5', GATEWAY_HISTORY_SCAN_BLOCKS: '100000' }, { clock: new TestWallClock() });
     shopA = await registerMerchant(restricted.url, { network: 'local' });
     shopB = await registerMerchant(restricted.url, { network: 'local' });
     paidA = await payForReceipt(restricted, stack, { ref: await payableRef(restricted, { merchant: shopA }) });

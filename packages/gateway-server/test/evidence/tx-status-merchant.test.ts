@@ -8,7 +8,7 @@ import { call, registerMerchant, type TestGateway, type TestMerchant } from '../
 import { fundedPayer, payableRef, signPayment, startPaymentStack, tokenOf, type PaymentStack } from '../helpers/payments';
 import { requirementsOf } from '../helpers/recovery-app';
 import { minedReceipt, sendFromDeployer, startEvidenceGateway } from './helpers';
-import { WallClock } from '../helpers/clock';
+import { TestWallClock } from '../helpers/clock';
 
 let stack: PaymentStack;
 let gateway: TestGateway;
@@ -26,7 +26,7 @@ interface Authorization {
 
 beforeAll(async () => {
   stack = await startPaymentStack();
-  gateway = await startEvidenceGateway(stack, { GATEWAY_EVIDENCE_ACCESS: 'merchant' }, { clock: new WallClock() });
+  gateway = await startEvidenceGateway(stack, { GATEWAY_EVIDENCE_ACCESS: 'merchant' }, { clock: new TestWallClock() });
   shops = [await registerMerchant(gateway.url, { network: 'local' }), await registerMerchant(gateway.url, { network: 'local' })];
   const calls = [];
   for (const shop of shops) {

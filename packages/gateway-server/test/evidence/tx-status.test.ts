@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, expectError, type TestGateway } from '../helpers/gateway';
 import { startPaymentStack, type PaymentStack } from '../helpers/payments';
 import { headBlock, logEmitterInitCode, mine, mintCalldata, minedReceipt, payForReceipt, rpc, sendFromDeployer, startEvidenceGateway, transferCalldata, type PaidReceipt } from './helpers';
-import { WallClock } from '../helpers/clock';
+import { TestWallClock } from '../helpers/clock';
 
 interface TxView {
   txHash: string;
@@ -32,7 +32,7 @@ let paid: PaidReceipt;
 
 beforeAll(async () => {
   stack = await startPaymentStack();
-  gateway = await startEvidenceGateway(stack, { GATEWAY_EVIDENCE_MAX_RESPONSE_BYTES: String(maxResponseBytes), GATEWAY_TX_MAX_LOGS: String(maxTxLogs) }, { clock: new WallClock() });
+  gateway = await startEvidenceGateway(stack, { GATEWAY_EVIDENCE_MAX_RESPONSE_BYTES: String(maxResponseBytes), GATEWAY_TX_MAX_LOGS: String(maxTxLogs) }, { clock: new TestWallClock() });
   paid = await payForReceipt(gateway, stack);
 });
 afterAll(async () => {

@@ -9,7 +9,7 @@ import { call, expectError, registerMerchant, type JsonResponse, type TestGatewa
 import { payableRef, startPaymentStack, type PaymentStack } from '../helpers/payments';
 import { payForReceipt, startEvidenceGateway, type PaidReceipt } from './helpers';
 import type { VerificationField } from '../helpers/verification';
-import { WallClock } from '../helpers/clock';
+import { TestWallClock } from '../helpers/clock';
 
 interface Refusal {
   reason: string;
@@ -29,7 +29,7 @@ let refB: { refId: string; resource: string };
 
 beforeAll(async () => {
   stack = await startPaymentStack();
-  gateway = await startEvidenceGateway(stack, { GATEWAY_EVIDENCE_ACCESS: 'merchant' }, { clock: new WallClock() });
+  gateway = await startEvidenceGateway(stack, { GATEWAY_EVIDENCE_ACCESS: 'merchant' }, { clock: new TestWallClock() });
   paid = await payForReceipt(gateway, stack);
   shopB = await registerMerchant(gateway.url, { network: 'local' });
   refB = await payableRef(gateway, { merchant: shopB });

@@ -7,7 +7,7 @@ import { call, expectError, type TestGateway } from '../helpers/gateway';
 import { startPaymentStack, type PaymentStack } from '../helpers/payments';
 import { mismatched, type VerificationField } from '../helpers/verification';
 import { mine, payForReceipt, startEvidenceGateway, type PaidReceipt } from './helpers';
-import { WallClock } from '../helpers/clock';
+import { TestWallClock } from '../helpers/clock';
 
 const signingKey = generatePrivateKey();
 const receiptSigner = privateKeyToAccount(signingKey).address;
@@ -18,7 +18,7 @@ let paid: PaidReceipt;
 
 beforeAll(async () => {
   stack = await startPaymentStack();
-  gateway = await startEvidenceGateway(stack, { GATEWAY_SIGNING_KEY: signingKey }, { clock: new WallClock() });
+  gateway = await startEvidenceGateway(stack, { GATEWAY_SIGNING_KEY: signingKey }, { clock: new TestWallClock() });
   paid = await payForReceipt(gateway, stack);
 });
 afterAll(async () => {
@@ -141,7 +141,7 @@ describe('tampered receipts are receipt_invalid with evidence naming what differ
 
   it('refuses a receipt signed by another key even when its content is genuine', async () => {
     const stranger = privateKeyToAccount(generatePrivateKey());
-    const { signReceipt } = await import('@tollgate/core');
+    const { signReceipt } = await import('@tollgate/core/x402');
     const forged = await signReceipt(paid.receipt, stranger);
     const details = expectError(await verify({ signedReceipt: forged, receipt: paid.receipt, minConfirmations: 1 }), 422, 'receipt_invalid');
     expect(details['signature']).toEqual({ valid: false, signer: stranger.address, role: null, reason: 'unknown_signer' });

@@ -11,7 +11,7 @@ import { expect } from 'vitest';
 import type { SteerableClock } from './clock';
 import { gatewayDatabaseDir, loadGatewayConfig, startGatewayServer, type RunningGateway, type StartGatewayOptions } from '@tollgate/gateway-server';
 
-/** A running test gateway with its clock (a `ManualClock` unless the test passed a `WallClock`) and secret. */
+/** A running test gateway with its clock (a `ManualClock` unless the test passed a `TestWallClock`) and secret. */
 export interface TestGateway {
   readonly url: string;
   readonly clock: SteerableClock;
@@ -47,7 +47,7 @@ export const relaxedRateLimits = {
 export interface TestGatewayOptions {
   /** Reuse this data dir (restart tests); a fresh one from the PGlite template by default. */
   dataDir?: string;
-  /** The gateway's clock: a `ManualClock` at 2026-03-01T12:00:00Z by default; payment tests pass a `WallClock`. */
+  /** The gateway's clock: a `ManualClock` at 2026-03-01T12:00:00Z by default; payment tests pass a `TestWallClock`. */
   clock?: SteerableClock;
   secret?: Uint8Array;
   /** Capture the server's log lines (the level is then `LOG_LEVEL` from `env`, default `silent`). */

@@ -7,7 +7,9 @@ import { wrapFetchWithPayment } from '@x402/fetch';
 import type { PaymentPayload as OfficialPaymentPayload, PaymentRequired as OfficialPaymentRequired, SettleResponse } from '@x402/core/types';
 import { createWalletClient, parseEventLogs, toHex, type Address, type Hash, type Hex, type LocalAccount } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { base64Encode, transferWithAuthorizationTypes, utf8Encode, type PaymentRequirements } from '@tollgate/core';
+import type { PaymentRequirements } from '@tollgate/core';
+import { base64Encode, utf8Encode } from '@tollgate/core/crypto';
+import { transferWithAuthorizationTypes } from '@tollgate/core/x402';
 import {
   createDevPublicClient,
   createLocalFacilitator,

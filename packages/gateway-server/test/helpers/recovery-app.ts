@@ -5,7 +5,8 @@
 import { createWalletClient, type Hash, type Hex, type LocalAccount } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { expect } from 'vitest';
-import { decodePaymentRequiredHeader, type PaymentRequirements } from '@tollgate/core';
+import type { PaymentRequirements } from '@tollgate/core';
+import { decodePaymentRequiredHeader } from '@tollgate/core/x402';
 import { devAccountKeys, devChainDefinition, devTransport, testUsdcArtifact } from '@tollgate/gateway-server/devchain';
 import { call, type JsonResponse } from './gateway';
 import type { PaymentStack } from './payments';

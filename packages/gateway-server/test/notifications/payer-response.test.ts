@@ -4,12 +4,13 @@
 // while the receiver was still (and forever) silent. (Whether the notification reached the receiver
 // before or after the payer's answer depends on the worker's poll and does not matter.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { receiptHash, verifyNotification, type PaymentSettledNotification } from '@tollgate/core';
+import { verifyNotification } from '@tollgate/core';
+import { receiptHash, type PaymentSettledNotification } from '@tollgate/core/x402';
 import { createNodeNotificationTransport } from '@tollgate/core/node';
 import { startTestGateway, type TestGateway } from '../helpers/gateway';
 import { decodeHeader, fundedPayer, officialFetch, payableRef, startPaymentStack, type PaymentStack } from '../helpers/payments';
 import { startReceiver, type Receiver } from '../../../core/test/support/notification-receivers';
-import { WallClock } from '../helpers/clock';
+import { TestWallClock } from '../helpers/clock';
 
 let stack: PaymentStack;
 let gateway: TestGateway;
@@ -23,7 +24,7 @@ beforeAll(async () => {
   const loopback = createNodeNotificationTransport({ insecureAllowLoopbackForTests: true });
   gateway = await startTestGateway(stack.gatewayEnv, {
     // Payer authorizations are signed against the chain's clock, so the gateway runs on real time.
-    clock: new WallClock(),
+    clock: new TestWallClock(),
     notifications: { pollIntervalMs: 50, transport: { post: (_url, request) => loopback.post(new URL(receiver.url), request) } },
   });
 });

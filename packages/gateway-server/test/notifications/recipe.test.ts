@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import type { PaymentSettledNotification } from '@tollgate/core';
+import type { PaymentSettledNotification } from '@tollgate/core/x402';
 import { buildNotificationRequest } from '@tollgate/core/gateway';
 
 // The documentation's plain-Node verification recipe is run against what the gateway sends, so it

@@ -9,7 +9,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   coreMigrations,
   createGateway,
-  createMemoryRateLimiter,
   createNetworkRegistry,
   createSqlGatewayStores,
   createViemWalletSignatureVerifier,
@@ -18,6 +17,7 @@ import {
   ManualClock,
   type Route,
 } from '@tollgate/core';
+import { createMemoryRateLimiter } from '@tollgate/core/storage';
 import {
   buildOpenApiDocument,
   gatewayOpenApiDocument,

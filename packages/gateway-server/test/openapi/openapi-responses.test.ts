@@ -11,7 +11,7 @@ import { startEvidenceGateway } from '../evidence/helpers';
 import { documentedCaller, type DocumentedCall } from './openapi-calls';
 import { checkedInText, DocumentValidator } from './openapi-checks';
 import type { OpenApiDocument } from '@tollgate/core/gateway';
-import { WallClock } from '../helpers/clock';
+import { TestWallClock } from '../helpers/clock';
 
 let stack: PaymentStack;
 let gateway: TestGateway;
@@ -20,7 +20,7 @@ let documented: DocumentedCall;
 
 beforeAll(async () => {
   stack = await startPaymentStack();
-  gateway = await startEvidenceGateway(stack, { GATEWAY_SIGNING_KEY: generatePrivateKey() }, { clock: new WallClock() });
+  gateway = await startEvidenceGateway(stack, { GATEWAY_SIGNING_KEY: generatePrivateKey() }, { clock: new TestWallClock() });
   validator = new DocumentValidator(JSON.parse(checkedInText()) as OpenApiDocument);
   documented = documentedCaller(gateway.url, validator);
 });

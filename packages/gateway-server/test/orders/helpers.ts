@@ -7,7 +7,7 @@ import { expect } from 'vitest';
 import { notificationQueue, type NotificationJob, type PaymentReceipt } from '@tollgate/core';
 import { call, registerMerchant, startTestGateway, type JsonResponse, type TestGateway, type TestGatewayOptions, type TestMerchant } from '../helpers/gateway';
 import { officialFetch, type PaymentStack } from '../helpers/payments';
-import { WallClock } from '../helpers/clock';
+import { TestWallClock } from '../helpers/clock';
 
 /** An order as the order routes answer it. */
 export interface OrderBody {
@@ -76,7 +76,7 @@ export async function startOrderGateway(stack: PaymentStack, env: Record<string,
   const signingKey = (env['GATEWAY_SIGNING_KEY'] as `0x${string}` | undefined) ?? generatePrivateKey();
   const gateway = await startTestGateway(
     { ...stack.gatewayEnv, GATEWAY_ORDER_MODE: 'on', ...env, GATEWAY_SIGNING_KEY: signingKey },
-    { clock: new WallClock(), ...options },
+    { clock: new TestWallClock(), ...options },
   );
   return Object.assign(gateway, { receiptSigner: privateKeyToAccount(signingKey).address });
 }

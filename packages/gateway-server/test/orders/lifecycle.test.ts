@@ -2,7 +2,8 @@
 // x402 client through /receive, read back as paid with its payment (and an `order.paid` notification job
 // enqueued with the settlement); the cancel rules around payments.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { receiptHash, verifySignedReceipt, type PaymentReceipt } from '@tollgate/core';
+import { verifySignedReceipt, type PaymentReceipt } from '@tollgate/core';
+import { receiptHash } from '@tollgate/core/x402';
 import { call, expectError, type JsonResponse, type TestMerchant } from '../helpers/gateway';
 import { fundedPayer, officialPaymentHeader, startPaymentStack, transfersTo, type PaymentStack } from '../helpers/payments';
 import { createdOrder, getOrder, localMerchant, notificationJobs, payOrder, pathOf, startOrderGateway, type OrderBody, type OrderGateway } from './helpers';

@@ -3,7 +3,8 @@
 // expired; the stateless POST /refund-receipt/rejected. Paying a refund: test/refunds/ (refund-payments).
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { receiptHash, signReceipt, verifySignedRefundReceipt, type PaymentReceipt } from '@tollgate/core';
+import { verifySignedRefundReceipt, type PaymentReceipt } from '@tollgate/core';
+import { receiptHash, signReceipt } from '@tollgate/core/x402';
 import { call, expectError, type TestMerchant } from '../helpers/gateway';
 import { fundedPayer, startPaymentStack, type PaymentStack } from '../helpers/payments';
 import { createRefund, createdOrder, getOrder, localMerchant, paidOrder, pathOf, startOrderGateway, type OrderGateway, type PaidOrder, type RefundBody } from './helpers';

@@ -8,7 +8,7 @@ import { seededRandom, type SeededRandom } from '@tollgate/core/testing';
 import { startTestGateway, type TestGateway } from '../helpers/gateway';
 import { sendRaw } from '../helpers/fuzz';
 import { payableRef, startPaymentStack, type PaymentStack } from '../helpers/payments';
-import { WallClock } from '../helpers/clock';
+import { TestWallClock } from '../helpers/clock';
 
 let stack: PaymentStack;
 let gateway: TestGateway;
@@ -16,7 +16,7 @@ let refId: string;
 
 beforeAll(async () => {
   stack = await startPaymentStack();
-  gateway = await startTestGateway({ ...stack.gatewayEnv, GATEWAY_SIGNING_KEY: generatePrivateKey() }, { clock: new WallClock() });
+  gateway = await startTestGateway({ ...stack.gatewayEnv, GATEWAY_SIGNING_KEY: generatePrivateKey() }, { clock: new TestWallClock() });
   refId = (await payableRef(gateway)).refId;
 });
 afterAll(async () => {

@@ -4,7 +4,7 @@ import { generatePrivateKey } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createRef, expectError, registerMerchant, requestChallenge, startTestGateway, type TestGateway, type TestMerchant } from '../helpers/gateway';
 import { payableRef, startPaymentStack, type PaymentStack } from '../helpers/payments';
-import { WallClock } from '../helpers/clock';
+import { TestWallClock } from '../helpers/clock';
 
 let stack: PaymentStack;
 let gateway: TestGateway;
@@ -12,7 +12,7 @@ let merchant: TestMerchant;
 
 beforeAll(async () => {
   stack = await startPaymentStack();
-  gateway = await startTestGateway({ ...stack.gatewayEnv, GATEWAY_SIGNING_KEY: generatePrivateKey() }, { clock: new WallClock() });
+  gateway = await startTestGateway({ ...stack.gatewayEnv, GATEWAY_SIGNING_KEY: generatePrivateKey() }, { clock: new TestWallClock() });
   merchant = await registerMerchant(gateway.url, { network: 'local' });
 });
 afterAll(async () => {

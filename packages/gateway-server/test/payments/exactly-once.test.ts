@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDatabaseEngines, testDatabaseUrlVariable } from '@tollgate/core/testing';
 import { call, createScratchDatabase, startTestGateway, type JsonResponse, type TestGateway } from '../helpers/gateway';
 import { demoPayer, officialPaymentHeader, payableRef, startPaymentStack, transfersTo, type PaymentStack } from '../helpers/payments';
-import { WallClock } from '../helpers/clock';
+import { TestWallClock } from '../helpers/clock';
 
 const postgres = (await testDatabaseEngines()).find((engine) => engine.name === 'postgres');
 
@@ -29,7 +29,7 @@ function expectOneAnswer(responses: JsonResponse[]): void {
 describe('20 concurrent identical submissions on one instance', () => {
   let gateway: TestGateway;
   beforeAll(async () => {
-    gateway = await startTestGateway(stack.gatewayEnv, { clock: new WallClock() });
+    gateway = await startTestGateway(stack.gatewayEnv, { clock: new TestWallClock() });
   });
   afterAll(() => gateway?.close());
 
@@ -55,8 +55,8 @@ describe.skipIf(postgres === undefined)(
       const secret = crypto.getRandomValues(new Uint8Array(32));
       // Instances behind one load balancer share the secret, the signing key and the public origin.
       const env = { ...stack.gatewayEnv, GATEWAY_DATABASE_URL: database.url, GATEWAY_SIGNING_KEY: generatePrivateKey(), GATEWAY_PUBLIC_URL: 'https://pay.example.com' };
-      gateways.push(await startTestGateway(env, { secret, clock: new WallClock() }));
-      gateways.push(await startTestGateway(env, { secret, clock: new WallClock() }));
+      gateways.push(await startTestGateway(env, { secret, clock: new TestWallClock() }));
+      gateways.push(await startTestGateway(env, { secret, clock: new TestWallClock() }));
     });
     afterAll(async () => {
       await Promise.all(gateways.map((gateway) => gateway.close()));

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { call, expectError, startTestGateway, type TestGateway } from '../helpers/gateway';
 import { demoPayer, officialPaymentHeader, payableRef, startPaymentStack, transfersTo, type PaymentStack } from '../helpers/payments';
 import { cancelAuthorizationOnChain } from '../helpers/recovery-app';
-import { WallClock } from '../helpers/clock';
+import { TestWallClock } from '../helpers/clock';
 
 let stack: PaymentStack;
 beforeAll(async () => {
@@ -50,7 +50,7 @@ describe('on a gateway whose facilitator reports settlements that never happened
   let liar: Awaited<ReturnType<typeof lyingFacilitator>>;
   beforeAll(async () => {
     liar = await lyingFacilitator(stack.facilitator.url);
-    gateway = await startTestGateway({ ...stack.gatewayEnv, GATEWAY_FACILITATOR_URL: liar.url }, { clock: new WallClock(), recoveryPollIntervalMs: 50 });
+    gateway = await startTestGateway({ ...stack.gatewayEnv, GATEWAY_FACILITATOR_URL: liar.url }, { clock: new TestWallClock(), recoveryPollIntervalMs: 50 });
   });
   afterAll(async () => {
     await gateway?.close();

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { notificationQueue, type PaymentReceipt } from '@tollgate/core';
 import { call, expectError, startTestGateway, type TestGateway } from '../helpers/gateway';
 import { demoPayer, officialPaymentHeader, payableRef, startPaymentStack, transfersTo, type PaymentStack } from '../helpers/payments';
-import { WallClock } from '../helpers/clock';
+import { TestWallClock } from '../helpers/clock';
 
 let stack: PaymentStack;
 beforeAll(async () => {
@@ -75,7 +75,7 @@ async function switchableRpc(target: string): Promise<{ url: string; up: boolean
 describe('on a gateway whose RPC works', () => {
   let gateway: TestGateway;
   beforeAll(async () => {
-    gateway = await startTestGateway(stack.gatewayEnv, { clock: new WallClock(), recoveryPollIntervalMs: 50 });
+    gateway = await startTestGateway(stack.gatewayEnv, { clock: new TestWallClock(), recoveryPollIntervalMs: 50 });
   });
   afterAll(() => gateway?.close());
   const pay = (path: string, header: string) => call(gateway.url, 'GET', path, { headers: { 'payment-signature': header } });
@@ -123,7 +123,7 @@ describe('on a gateway whose RPC is down while settle runs', () => {
     relay = await switchableRpc(stack.anvil.rpcUrl);
     gateway = await startTestGateway(
       { ...stack.gatewayEnv, GATEWAY_RPC_URLS: `local=${relay.url}`, GATEWAY_RPC_TIMEOUT_MS: '1000', GATEWAY_EVIDENCE_SCAN_BLOCKS: '20', GATEWAY_MAX_BLOCK_SPAN: '10' },
-      { clock: new WallClock(), recoveryPollIntervalMs: 50 },
+      { clock: new TestWallClock(), recoveryPollIntervalMs: 50 },
     );
   });
   afterAll(async () => {

@@ -4,18 +4,16 @@ import { decodePaymentRequiredHeader as officialDecodePaymentRequired } from '@x
 import { verifyOfferSignatureEIP712, type EIP712SignedOffer } from '@x402/extensions/offer-receipt';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { defaultNetworks, type PaymentRequirements } from '@tollgate/core';
+import { base64UrlEncode, utf8Encode } from '@tollgate/core/crypto';
 import {
-  base64UrlEncode,
   decodePaymentRequiredHeader,
-  defaultNetworks,
-  utf8Encode,
   verifySignedOffer,
-  type PaymentRequirements,
   type SignedTollgateOffer,
-} from '@tollgate/core';
+} from '@tollgate/core/x402';
 import { call, expectError, freshAccount, registerMerchant, startTestGateway, type TestGateway, type TestMerchant } from '../helpers/gateway';
 import { encodePayment, payableRef, signPayment, type PayableRef, type TokenDomainFacts } from '../helpers/payments';
-import { WallClock } from '../helpers/clock';
+import { TestWallClock } from '../helpers/clock';
 
 const signingKey = generatePrivateKey();
 const receiptSigner = privateKeyToAccount(signingKey).address;
@@ -28,7 +26,7 @@ let fixed: PayableRef;
 let open: PayableRef;
 
 beforeAll(async () => {
-  gateway = await startTestGateway({ GATEWAY_SIGNING_KEY: signingKey }, { clock: new WallClock() });
+  gateway = await startTestGateway({ GATEWAY_SIGNING_KEY: signingKey }, { clock: new TestWallClock() });
   merchant = await registerMerchant(gateway.url, { network: 'local' });
   fixed = await payableRef(gateway, { merchant, extra: { description: 'Fixed ✓' } });
   open = await payableRef(gateway, { merchant, amount: undefined });

@@ -8,14 +8,14 @@ import type { Hex, LocalAccount } from 'viem';
 import { call, expectError, startTestGateway, type JsonResponse, type TestGateway } from '../helpers/gateway';
 import { encodePayment, fundedPayer, payableRef, signPayment, startPaymentStack, tokenOf, transfersTo, type PayableRef, type PaymentStack } from '../helpers/payments';
 import { answerBytes, requirementsOf } from '../helpers/recovery-app';
-import { WallClock } from '../helpers/clock';
+import { TestWallClock } from '../helpers/clock';
 
 let stack: PaymentStack;
 let gateway: TestGateway;
 
 beforeAll(async () => {
   stack = await startPaymentStack();
-  gateway = await startTestGateway(stack.gatewayEnv, { clock: new WallClock() });
+  gateway = await startTestGateway(stack.gatewayEnv, { clock: new TestWallClock() });
 });
 afterAll(async () => {
   await gateway?.close();

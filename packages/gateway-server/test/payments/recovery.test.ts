@@ -1,10 +1,11 @@
 // No lost hashes: settlements whose facilitator answer is lost, late or ambiguous are finished from chain
 // evidence (AuthorizationUsed + the Transfer to payTo) without a second settle call.
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { decodePaymentResponseHeader, notificationQueue, type PaymentReceipt } from '@tollgate/core';
+import { notificationQueue, type PaymentReceipt } from '@tollgate/core';
+import { decodePaymentResponseHeader } from '@tollgate/core/x402';
 import { call, expectError, startTestGateway, type TestGateway } from '../helpers/gateway';
 import { demoPayer, officialPaymentHeader, payableRef, startPaymentStack, transfersTo, type PaymentStack } from '../helpers/payments';
-import { WallClock } from '../helpers/clock';
+import { TestWallClock } from '../helpers/clock';
 
 let stack: PaymentStack;
 beforeAll(async () => {
@@ -40,7 +41,7 @@ function receiptOf(text: string): PaymentReceipt {
 describe('a facilitator that loses the answer after broadcasting', () => {
   let gateway: TestGateway;
   beforeAll(async () => {
-    gateway = await startTestGateway({ ...stack.gatewayEnv, GATEWAY_FACILITATOR_SETTLE_TIMEOUT_MS: '1500' }, { clock: new WallClock(), recoveryPollIntervalMs: 50 });
+    gateway = await startTestGateway({ ...stack.gatewayEnv, GATEWAY_FACILITATOR_SETTLE_TIMEOUT_MS: '1500' }, { clock: new TestWallClock(), recoveryPollIntervalMs: 50 });
   });
   afterAll(() => gateway?.close());
 
@@ -116,7 +117,7 @@ describe('a facilitator that loses the answer after broadcasting', () => {
 describe('an instance that stops answering mid-settle', () => {
   let gateway: TestGateway;
   beforeAll(async () => {
-    gateway = await startTestGateway(stack.gatewayEnv, { clock: new WallClock(), recoveryPollIntervalMs: 50 });
+    gateway = await startTestGateway(stack.gatewayEnv, { clock: new TestWallClock(), recoveryPollIntervalMs: 50 });
   });
   afterAll(() => gateway?.close());
 
@@ -154,7 +155,7 @@ describe('an instance that stops answering mid-settle', () => {
 describe('an authorization that expires unused', () => {
   let gateway: TestGateway;
   beforeAll(async () => {
-    gateway = await startTestGateway(stack.gatewayEnv, { clock: new WallClock(), recoveryPollIntervalMs: 50 });
+    gateway = await startTestGateway(stack.gatewayEnv, { clock: new TestWallClock(), recoveryPollIntervalMs: 50 });
   });
   afterAll(() => gateway?.close());
 

@@ -8,19 +8,20 @@ import { sha256, toBytes, verifyTypedData, type Hash, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
-  base64UrlEncode,
   createNetworkRegistry,
-  createSignedOffer,
-  decodePaymentRequiredHeader,
   notificationQueue,
-  receiptHash,
-  utf8Encode,
   verifySignedReceipt,
   type NotificationJob,
   type PaymentReceipt,
   type PaymentRequirements,
-  type SignedTollgateOffer,
 } from '@tollgate/core';
+import { base64UrlEncode, utf8Encode } from '@tollgate/core/crypto';
+import {
+  createSignedOffer,
+  decodePaymentRequiredHeader,
+  receiptHash,
+  type SignedTollgateOffer,
+} from '@tollgate/core/x402';
 import { call, expectError, startTestGateway, type TestGateway } from '../helpers/gateway';
 import {
   decodeHeader,
@@ -37,7 +38,7 @@ import {
   transfersTo,
   type PaymentStack,
 } from '../helpers/payments';
-import { WallClock } from '../helpers/clock';
+import { TestWallClock } from '../helpers/clock';
 
 const signingKey = generatePrivateKey();
 const receiptSigner = privateKeyToAccount(signingKey).address;
@@ -47,7 +48,7 @@ let gateway: TestGateway;
 
 beforeAll(async () => {
   stack = await startPaymentStack();
-  gateway = await startTestGateway({ ...stack.gatewayEnv, GATEWAY_SIGNING_KEY: signingKey }, { clock: new WallClock() });
+  gateway = await startTestGateway({ ...stack.gatewayEnv, GATEWAY_SIGNING_KEY: signingKey }, { clock: new TestWallClock() });
 });
 afterAll(async () => {
   await gateway?.close();
@@ -294,7 +295,7 @@ describe('refusals', () => {
     const { startFacilitatorServer } = await import('@tollgate/gateway-server/devchain');
     const gone = await startFacilitatorServer({ facilitator: stack.local.facilitator });
     await gone.stop();
-    const unreachable = await startTestGateway({ ...stack.gatewayEnv, GATEWAY_SIGNING_KEY: signingKey, GATEWAY_FACILITATOR_URL: gone.url }, { clock: new WallClock() });
+    const unreachable = await startTestGateway({ ...stack.gatewayEnv, GATEWAY_SIGNING_KEY: signingKey, GATEWAY_FACILITATOR_URL: gone.url }, { clock: new TestWallClock() });
     try {
       const ref = await payableRef(unreachable);
       const { header } = await officialPaymentHeader(unreachable, ref.path, stack, demoPayer(stack));
@@ -342,7 +343,7 @@ describe('logging', () => {
     const facilitatorSecret = 'facilitator-secret-token-0123456789';
     const logged = await startTestGateway(
       { ...stack.gatewayEnv, GATEWAY_SIGNING_KEY: signingKey, LOG_LEVEL: 'trace', GATEWAY_FACILITATOR_HEADERS: JSON.stringify({ 'x-api-key': facilitatorSecret }) },
-      { clock: new WallClock(), logDestination: destination },
+      { clock: new TestWallClock(), logDestination: destination },
     );
     try {
       const ref = await payableRef(logged);

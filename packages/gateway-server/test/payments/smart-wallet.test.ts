@@ -11,7 +11,7 @@ import { call, expectError, type TestGateway } from '../helpers/gateway';
 import { encodePayment, mintUsdc, payableRef, signPayment, startPaymentStack, tokenOf, transfersTo, type PaymentStack } from '../helpers/payments';
 import { executeAuthorization, recover, requirementsOf } from '../helpers/recovery-app';
 import { startEvidenceGateway } from '../evidence/helpers';
-import { WallClock } from '../helpers/clock';
+import { TestWallClock } from '../helpers/clock';
 
 let stack: PaymentStack;
 let gateway: TestGateway;
@@ -20,7 +20,7 @@ const owner = privateKeyToAccount(generatePrivateKey());
 
 beforeAll(async () => {
   stack = await startPaymentStack();
-  gateway = await startEvidenceGateway(stack, {}, { clock: new WallClock() });
+  gateway = await startEvidenceGateway(stack, {}, { clock: new TestWallClock() });
   const deployer = createWalletClient({ account: privateKeyToAccount(devAccountKeys.deployer), chain: devChainDefinition(stack.setup.chainId, stack.anvil.rpcUrl), transport: devTransport(stack.anvil.rpcUrl) });
   const hash = await deployer.deployContract({ abi: testErc1271WalletArtifact.abi, bytecode: testErc1271WalletArtifact.bytecode, args: [owner.address] });
   wallet = getAddress((await stack.chain.waitForTransactionReceipt({ hash, pollingInterval: 50 })).contractAddress as Address);

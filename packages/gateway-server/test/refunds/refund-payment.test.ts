@@ -3,7 +3,8 @@
 // refund receipt, the order's refund state, and /verify-refund-receipt on the reverse transfer.
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { receiptHash, refundOfReceipt, refundReceiptHash, verifySignedRefundReceipt, type AnyRefundReceipt } from '@tollgate/core';
+import { refundOfReceipt, verifySignedRefundReceipt } from '@tollgate/core';
+import { receiptHash, refundReceiptHash, type AnyRefundReceipt } from '@tollgate/core/x402';
 import { call, expectError, type TestGateway } from '../helpers/gateway';
 import { decodeHeader, startPaymentStack, transfersTo, type PaymentStack } from '../helpers/payments';
 import { mine } from '../evidence/helpers';

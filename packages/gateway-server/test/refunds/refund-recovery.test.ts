@@ -3,7 +3,7 @@
 // the intent and the order move as for a settled refund, and the facilitator is never asked to settle.
 // Also: /verify-refund-receipt spends /verify-receipt's rate-limit budget.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { receiptHash } from '@tollgate/core';
+import { receiptHash } from '@tollgate/core/x402';
 import { call, expectError, type TestGateway } from '../helpers/gateway';
 import { officialPaymentHeader, startPaymentStack, type PaymentStack } from '../helpers/payments';
 import { executeAuthorization, recover } from '../helpers/recovery-app';

@@ -4,7 +4,7 @@
 // rotated-out key still verifies; the merchant access policy hides other merchants' refunds.
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signRefundReceipt, type AnyRefundReceipt } from '@tollgate/core';
+import { signRefundReceipt, type AnyRefundReceipt } from '@tollgate/core/x402';
 import { call, expectError, registerMerchant, type TestGateway } from '../helpers/gateway';
 import { startPaymentStack, type PaymentStack } from '../helpers/payments';
 import { mismatched, type VerificationField } from '../helpers/verification';

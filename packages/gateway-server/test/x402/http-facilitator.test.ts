@@ -5,20 +5,22 @@ import { parseEventLogs, type Hash } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  buildPaymentRequired,
-  buildPaymentRequirements,
   createHttpFacilitator,
-  decodePaymentSignatureHeader,
-  encodeX402Header,
-  FacilitatorUnavailableError,
-  findAuthorizationSettlement,
-  settlementOutcome,
-  verifyExactPayment,
   type Facilitator,
   type GatewayNetwork,
   type PaymentPayload,
   type PaymentRequirements,
 } from '@tollgate/core';
+import { findAuthorizationSettlement } from '@tollgate/core/chain';
+import {
+  buildPaymentRequired,
+  buildPaymentRequirements,
+  decodePaymentSignatureHeader,
+  encodeX402Header,
+  FacilitatorUnavailableError,
+  settlementOutcome,
+  verifyExactPayment,
+} from '@tollgate/core/x402';
 import {
   createLocalFacilitator,
   devAccountKeys,

@@ -1,24 +1,19 @@
 import { join } from 'node:path';
+import { coreMigrations, licenseMigrations, systemClock, unixSeconds, type Clock, type SqlClient } from '@tollgate/core';
 import {
   activateEpochCertificate,
   addCarryOverCertificate,
   isArtifactError,
   TrustChainError,
-  coreMigrations,
   createPendingEpoch,
   createRootSigner,
   decodeEpochCertificateRequest,
-  licenseMigrations,
   productIdPattern,
   signEpochCertificate,
-  systemClock,
-  unixSeconds,
-  type Clock,
   type EpochCertificateRequest,
-  type SqlClient,
   type StoredEpoch,
   type VerifiedEpoch,
-} from '@tollgate/core';
+} from '@tollgate/core/license';
 import { createNodeEd25519Signer, openDatabase, verifyEd25519Node, type OpenDatabase } from '@tollgate/core/node';
 import { licenseDatabaseDir, licenseStateDir, type LicenseConfig } from '../config';
 import { CeremonyError } from './ceremony-error';

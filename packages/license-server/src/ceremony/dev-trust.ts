@@ -1,4 +1,5 @@
-import { createRootSigner, hexEncode, listEpochs, signEpochCertificate, unixSeconds, type Clock, type SqlClient } from '@tollgate/core';
+import { hexEncode, unixSeconds, type Clock, type SqlClient } from '@tollgate/core';
+import { createRootSigner, listEpochs, signEpochCertificate } from '@tollgate/core/license';
 import { createNodeEd25519Signer } from '@tollgate/core/node';
 import type { LicenseConfig } from '../config';
 import { createEpochRequest, devKeyPaths, loadEpochCertificate } from './ceremony';

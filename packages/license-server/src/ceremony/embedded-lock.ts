@@ -1,6 +1,6 @@
 import { linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { randomId } from '@tollgate/core';
+import { randomId } from '@tollgate/core/crypto';
 import { CeremonyError } from './ceremony-error';
 
 /** A held lock; `release()` is idempotent. */

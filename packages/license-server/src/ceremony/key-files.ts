@@ -1,6 +1,8 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { ed25519PublicKey, generateEd25519KeyPair, hexDecode, hexEncode, randomBytes, rootKeyIdHex } from '@tollgate/core';
+import { hexDecode, hexEncode } from '@tollgate/core';
+import { ed25519PublicKey, generateEd25519KeyPair, randomBytes } from '@tollgate/core/crypto';
+import { rootKeyIdHex } from '@tollgate/core/license';
 import { CeremonyError } from './ceremony-error';
 
 /** A root key pair as the key file holds it. */

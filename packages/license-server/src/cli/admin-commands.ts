@@ -1,20 +1,19 @@
 import { parseArgs } from 'node:util';
+import { bootstrapVendor, systemClock } from '@tollgate/core';
+import { isHexId } from '@tollgate/core/crypto';
 import {
   adminScopes,
-  bootstrapVendor,
   createAdminToken,
   createProduct,
   createSqlAuditLog,
   isAdminScope,
-  isHexId,
   listAdminTokens,
   revokeAdminToken,
   scopeSatisfied,
-  systemClock,
   type AdminProvisioningContext,
   type AdminScope,
   type AdminTokenRecord,
-} from '@tollgate/core';
+} from '@tollgate/core/license';
 import { openLicenseDatabase, resolveMasterKey } from '../ceremony/ceremony';
 import { CeremonyError } from '../ceremony/ceremony-error';
 import { loadLicenseConfig, type LicenseConfig } from '../config';

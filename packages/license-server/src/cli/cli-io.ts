@@ -1,4 +1,5 @@
-import type { Clock, EnvRecord } from '@tollgate/core';
+import type { Clock } from '@tollgate/core';
+import type { EnvRecord } from '@tollgate/core/config';
 
 /**
  * Where the CLI reads its environment and writes its output (the process's, or a test's).

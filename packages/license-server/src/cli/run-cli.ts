@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { ConfigError, hexDecode, hexEncode, isArtifactError, isTollgateError, systemClock } from '@tollgate/core';
+import { ConfigError, hexDecode, hexEncode, isTollgateError, systemClock } from '@tollgate/core';
+import { isArtifactError } from '@tollgate/core/license';
 import { createEpochRequest, loadEpochCertificate, openLicenseDatabase, resolveMasterKey, resolvePinnedRoots, signEpochRequestWithRootFile } from '../ceremony/ceremony';
 import { CeremonyError } from '../ceremony/ceremony-error';
 import { createRootKeyFile, writeOwnerOnlyFile } from '../ceremony/key-files';

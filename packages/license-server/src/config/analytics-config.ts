@@ -1,4 +1,5 @@
-import { envInteger, parseEnv, type EnvRecord, type LicenseAnalyticsConfig } from '@tollgate/core';
+import { envInteger, parseEnv, type EnvRecord } from '@tollgate/core/config';
+import type { LicenseAnalyticsConfig } from '@tollgate/core/license';
 
 /** Settings of the analytics feature (the type lives in core: `LicenseAnalyticsConfig`). */
 export type AnalyticsConfig = LicenseAnalyticsConfig;

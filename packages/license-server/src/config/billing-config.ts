@@ -1,4 +1,6 @@
-import { ConfigError, envBoolean, envInteger, parseEnv, type EnvRecord, type WebhookProvider, type LicenseBillingConfig } from '@tollgate/core';
+import { ConfigError } from '@tollgate/core';
+import { envBoolean, envInteger, parseEnv, type EnvRecord } from '@tollgate/core/config';
+import type { WebhookProvider, LicenseBillingConfig } from '@tollgate/core/license';
 
 /** Settings of the billing feature (the type lives in core: `LicenseBillingConfig`). */
 export type BillingConfig = LicenseBillingConfig;

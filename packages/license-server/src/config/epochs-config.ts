@@ -1,4 +1,5 @@
-import { envInteger, envString, parseEnv, type EnvRecord, type LicenseEpochsConfig } from '@tollgate/core';
+import { envInteger, envString, parseEnv, type EnvRecord } from '@tollgate/core/config';
+import type { LicenseEpochsConfig } from '@tollgate/core/license';
 
 /** Settings of the epochs feature (the type lives in core: `LicenseEpochsConfig`). */
 export type EpochsConfig = LicenseEpochsConfig;

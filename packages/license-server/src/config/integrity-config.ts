@@ -1,4 +1,6 @@
-import { ConfigError, envInteger, envString, parseEnv, type CiOidcBinding, type EnvRecord, type LicenseIntegrityConfig } from '@tollgate/core';
+import { ConfigError } from '@tollgate/core';
+import { envInteger, envString, parseEnv, type EnvRecord } from '@tollgate/core/config';
+import type { CiOidcBinding, LicenseIntegrityConfig } from '@tollgate/core/license';
 
 /** Settings of the integrity feature (the type lives in core: `LicenseIntegrityConfig`). */
 export type IntegrityConfig = LicenseIntegrityConfig;

@@ -1,4 +1,6 @@
-import { ConfigError, envInteger, parseEnv, type EnvRecord, type LicenseTelemetryConfig } from '@tollgate/core';
+import { ConfigError } from '@tollgate/core';
+import { envInteger, parseEnv, type EnvRecord } from '@tollgate/core/config';
+import type { LicenseTelemetryConfig } from '@tollgate/core/license';
 
 /** Settings of the telemetry feature (the type lives in core: `LicenseTelemetryConfig`). */
 export type TelemetryConfig = LicenseTelemetryConfig;

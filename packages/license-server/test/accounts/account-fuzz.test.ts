@@ -4,7 +4,8 @@
  * a protocol answer (a session, 204, or a CBOR error body with a client code), never a 5xx.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeLicenseMessage, encodeCanonical, encodeLicenseMessage, type CborValue } from '@tollgate/core';
+import { encodeCanonical, type CborValue } from '@tollgate/core/cbor';
+import { decodeLicenseMessage, encodeLicenseMessage } from '@tollgate/core/license';
 import { mutateBytes, randomCbor, seededRandom, type RandomCborOptions } from '@tollgate/core/testing';
 import { openAccountBench, postTo, type AccountApp, type AccountBench, type RawAnswer } from './account-sessions-harness';
 import { serverEngines } from '../helpers';

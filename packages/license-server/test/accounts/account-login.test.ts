@@ -3,7 +3,9 @@
  * credential, the stand-in KDF for unknown emails, and the per-account and per-address login gates.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSqlAccountStore, decodeLicenseMessage, hashAccountPassword, randomId, type CborValue } from '@tollgate/core';
+import type { CborValue } from '@tollgate/core/cbor';
+import { randomId } from '@tollgate/core/crypto';
+import { createSqlAccountStore, decodeLicenseMessage, hashAccountPassword } from '@tollgate/core/license';
 import { raceCase } from '@tollgate/core/testing';
 import { benchStart, cheapCost, openAccountBench, postTo, type AccountApp, type AccountBench } from './account-sessions-harness';
 import { serverEngines } from '../helpers';

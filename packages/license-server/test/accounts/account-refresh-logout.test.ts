@@ -3,7 +3,9 @@
  * rotation, reuse detection revoking the family, expiry, logout, and the refresh race on PostgreSQL.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeLicenseMessage, randomBytes, type AccountSession, type CborValue } from '@tollgate/core';
+import type { CborValue } from '@tollgate/core/cbor';
+import { randomBytes } from '@tollgate/core/crypto';
+import { decodeLicenseMessage, type AccountSession } from '@tollgate/core/license';
 import { raceCase } from '@tollgate/core/testing';
 import { LicenseRequestError } from '@tollgate/client-sdk';
 import { login, logout, refresh } from '../../../client-sdk/src/account-calls';

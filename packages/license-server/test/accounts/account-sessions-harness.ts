@@ -5,26 +5,20 @@
  */
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
+import { coreMigrations, licenseMigrations, ManualClock, type SqlClient } from '@tollgate/core';
+import { encodeCanonical, type CborKey, type CborValue } from '@tollgate/core/cbor';
+import { randomBytes, randomId } from '@tollgate/core/crypto';
 import {
   accountSessionRoutes,
-  coreMigrations,
   createAccountSessions,
   createSqlAccountStore,
   createSqlVendorStore,
-  encodeCanonical,
   hashAccountPassword,
-  licenseMigrations,
-  ManualClock,
-  randomBytes,
-  randomId,
   verifyAccountPassword,
   type AccountSessions,
   type AccountSessionsOptions,
-  type CborKey,
-  type CborValue,
   type ScryptParameters,
-  type SqlClient,
-} from '@tollgate/core';
+} from '@tollgate/core/license';
 import { openTestDatabase, type TestDatabase, type TestEngine } from '@tollgate/core/testing';
 import { createLicenseApp } from '@tollgate/license-server';
 import pino from 'pino';

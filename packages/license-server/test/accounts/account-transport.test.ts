@@ -4,7 +4,9 @@
  */
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeLicenseMessage, encodeCanonical, randomBytes, type CborValue } from '@tollgate/core';
+import { encodeCanonical, type CborValue } from '@tollgate/core/cbor';
+import { randomBytes } from '@tollgate/core/crypto';
+import { decodeLicenseMessage } from '@tollgate/core/license';
 import { openAccountBench, postTo, type AccountApp, type AccountBench } from './account-sessions-harness';
 import { serverEngines } from '../helpers';
 

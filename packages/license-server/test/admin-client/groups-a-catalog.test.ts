@@ -3,7 +3,7 @@
  * server: every method once with its answer checked, and refusals as `AdminApiError` with the server's code.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { randomId } from '@tollgate/core';
+import { randomId } from '@tollgate/core/crypto';
 import { createAdminClient, type AdminClient } from '@tollgate/admin-client';
 import { openAdminHarness, type AdminHarness } from '../admin/admin-harness';
 import { serverEngines } from '../helpers';

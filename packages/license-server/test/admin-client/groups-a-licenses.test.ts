@@ -4,7 +4,8 @@
  * refusals surfacing as `AdminApiError` with the server's code.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSqlVendorStore, randomId } from '@tollgate/core';
+import { randomId } from '@tollgate/core/crypto';
+import { createSqlVendorStore } from '@tollgate/core/license';
 import { createAdminClient, type AdminClient } from '@tollgate/admin-client';
 import { openAdminHarness, type AdminHarness } from '../admin/admin-harness';
 import { seedCatalog, seedMachines, seedPolicy, seedSubscription, snapshotTables } from '../admin/admin-license-fixtures';

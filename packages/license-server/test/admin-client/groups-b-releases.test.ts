@@ -4,7 +4,8 @@
  * `dryRun: false`, list pagination across pages, and a manifest signature that verifies.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { integrityManifestSigningMessage, verifyEd25519 } from '@tollgate/core';
+import { verifyEd25519 } from '@tollgate/core/crypto';
+import { integrityManifestSigningMessage } from '@tollgate/core/license';
 import { createAdminClient, type AdminClient } from '@tollgate/admin-client';
 import { openAdminHarness, type AdminHarness } from '../admin/admin-harness';
 import { seedCatalog, snapshotTables } from '../admin/admin-license-fixtures';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminScopes, createProduct, verifyAccountPassword } from '@tollgate/core';
+import { adminScopes, createProduct, verifyAccountPassword } from '@tollgate/core/license';
 import { raceCase } from '@tollgate/core/testing';
 import { freshKey, openAdminHarness, type AdminHarness } from './admin-harness';
 import { serverEngines } from '../helpers';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminScopes } from '@tollgate/core';
+import { adminScopes } from '@tollgate/core/license';
 import { openAdminHarness, freshKey, type AdminHarness } from './admin-harness';
 import { memoryLog, serverEngines } from '../helpers';
 

@@ -3,7 +3,8 @@
  * id immutability, refused deletes, vendor isolation, idempotent replays, versions and warnings.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSqlVendorStore, randomId } from '@tollgate/core';
+import { randomId } from '@tollgate/core/crypto';
+import { createSqlVendorStore } from '@tollgate/core/license';
 import { freshKey, openAdminHarness, type AdminHarness } from './admin-harness';
 import { serverEngines } from '../helpers';
 

@@ -3,7 +3,8 @@
  * bootstrapped vendors with all-scopes tokens, and a JSON `call` helper.
  */
 import type { StartLicenseOptions } from '@tollgate/license-server';
-import { bootstrapVendor, createAdminToken, type AdminScope, type BootstrappedVendor, type SqlClient } from '@tollgate/core';
+import { bootstrapVendor, type SqlClient } from '@tollgate/core';
+import { createAdminToken, type AdminScope, type BootstrappedVendor } from '@tollgate/core/license';
 import type { TestEngine } from '@tollgate/core/testing';
 import type { RunningLicenseServer } from '@tollgate/license-server';
 import { openServerSandbox, type ServerSandbox } from '../helpers';

@@ -3,7 +3,7 @@
  * and subscriptions go straight to the tables (their own routes are other suites' business), licenses
  * through `POST /v1/admin/licenses`.
  */
-import { policyDefaults, splitCborSequence, verifyArtifact, verifyKeyset, type BootstrappedVendor, type RevocationBatch } from '@tollgate/core';
+import { policyDefaults, splitCborSequence, verifyArtifact, verifyKeyset, type BootstrappedVendor, type RevocationBatch } from '@tollgate/core/license';
 import { freshKey, type AdminHarness } from './admin-harness';
 import { bodyBytes, protoHeaders } from '../helpers';
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { base64Decode, decodeProtectedHeader, decodeSign1, deriveLicenseAdminKeys, keyedHash, keyedHashLabels, sigStructure, utf8Encode, verifyEd25519, verifyEpochCertificate } from '@tollgate/core';
+import { base64Decode, keyedHash, keyedHashLabels, utf8Encode, verifyEd25519 } from '@tollgate/core/crypto';
+import { decodeProtectedHeader, decodeSign1, deriveLicenseAdminKeys, sigStructure, verifyEpochCertificate } from '@tollgate/core/license';
 import { freshKey, openAdminHarness, type AdminHarness } from './admin-harness';
 import { hexOf, issueLicenses, readFeed, seedCatalog, seedMachines, seedPolicy, seedSubscription, snapshotTables } from './admin-license-fixtures';
 import { serverEngines } from '../helpers';

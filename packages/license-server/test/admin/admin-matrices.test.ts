@@ -3,7 +3,7 @@
  * operation cannot skip them: scopes, vendor isolation, dry-run defaults, body limits and fuzzed input.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminRevokeBodyLimit, adminScopes, scopeSatisfied, type AdminOperation, type AdminScope } from '@tollgate/core';
+import { adminRevokeBodyLimit, adminScopes, scopeSatisfied, type AdminOperation, type AdminScope } from '@tollgate/core/license';
 import { freshKey, openAdminHarness, type AdminHarness } from './admin-harness';
 import { snapshotTables } from './admin-license-fixtures';
 import { seedVendorTargets, type SeededTargets } from './admin-seeds';

@@ -5,7 +5,8 @@
  * events is forced, never left to timing.
  */
 import { afterAll, beforeAll, describe, expect } from 'vitest';
-import { base64Decode, verifyArtifact } from '@tollgate/core';
+import { base64Decode } from '@tollgate/core/crypto';
+import { verifyArtifact } from '@tollgate/core/license';
 import { raceCase } from '@tollgate/core/testing';
 import { freshKey, openAdminHarness, type AdminHarness } from './admin-harness';
 import { currentKeyset, issueLicenses, seedPolicy } from './admin-license-fixtures';

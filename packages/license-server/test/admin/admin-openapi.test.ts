@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminDocumentPath, adminOpenApiText, adminOperation, adminOperationCatalog, buildAdminOpenApiDocument, type AdminOperation, type AdminOpenApiDocument as OpenApiDocument } from '@tollgate/core';
+import { adminDocumentPath, adminOpenApiText, adminOperation, adminOperationCatalog, buildAdminOpenApiDocument, type AdminOperation, type AdminOpenApiDocument as OpenApiDocument } from '@tollgate/core/license';
 import { freshKey, openAdminHarness, type AdminHarness } from './admin-harness';
 import { proYearlyPolicyBody } from './admin-license-fixtures';
 import { serverEngines } from '../helpers';

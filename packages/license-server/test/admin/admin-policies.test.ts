@@ -3,7 +3,8 @@
  * concurrent PATCHes (on the PostgreSQL server engine).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSqlVendorStore, randomId } from '@tollgate/core';
+import { randomId } from '@tollgate/core/crypto';
+import { createSqlVendorStore } from '@tollgate/core/license';
 import { raceCase } from '@tollgate/core/testing';
 import { freshKey, openAdminHarness, type AdminHarness } from './admin-harness';
 import { proYearlyPolicyBody } from './admin-license-fixtures';

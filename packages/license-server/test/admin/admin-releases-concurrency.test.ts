@@ -3,7 +3,8 @@
  * everything, so these would pass there without proving anything).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSqlReleaseGate, hexDecode } from '@tollgate/core';
+import { hexDecode } from '@tollgate/core';
+import { createSqlReleaseGate } from '@tollgate/core/license';
 import { freshKey, openAdminHarness, type AdminHarness } from './admin-harness';
 import { registerRelease, releaseBody } from './admin-releases-fixtures';
 import { serverEngines } from '../helpers';

@@ -2,7 +2,9 @@
  * Seeds shared by the release suites: builds registered through `POST /v1/admin/releases`, machines that
  * report a release written straight to the table (the client protocol writes that column).
  */
-import { randomBytes, hexEncode, type BootstrappedVendor } from '@tollgate/core';
+import { hexEncode } from '@tollgate/core';
+import { randomBytes } from '@tollgate/core/crypto';
+import type { BootstrappedVendor } from '@tollgate/core/license';
 import { freshKey, type AdminAnswer, type AdminHarness } from './admin-harness';
 import { issueLicenses, seedMachines, seedPolicy } from './admin-license-fixtures';
 

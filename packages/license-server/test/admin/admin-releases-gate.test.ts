@@ -3,7 +3,8 @@
  * through HTTP, the security floor, and its cache (kept for its TTL, dropped on this instance's changes).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createReleaseChanges, createSqlReleaseGate, hexDecode, ManualClock, type SqlReleaseGate } from '@tollgate/core';
+import { hexDecode, ManualClock } from '@tollgate/core';
+import { createReleaseChanges, createSqlReleaseGate, type SqlReleaseGate } from '@tollgate/core/license';
 import { freshKey, openAdminHarness, type AdminHarness } from './admin-harness';
 import { randomHex32, registerRelease, releaseBody } from './admin-releases-fixtures';
 import { serverEngines } from '../helpers';

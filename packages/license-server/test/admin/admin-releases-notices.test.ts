@@ -9,7 +9,8 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applyReleaseChangeNotice, createReleaseChanges, createSqlReleaseGate, hexDecode, ManualClock, releaseChangeChannel, type ReleaseChanges, type SqlReleaseGate } from '@tollgate/core';
+import { hexDecode, ManualClock } from '@tollgate/core';
+import { applyReleaseChangeNotice, createReleaseChanges, createSqlReleaseGate, releaseChangeChannel, type ReleaseChanges, type SqlReleaseGate } from '@tollgate/core/license';
 import { freshKey, openAdminHarness, type AdminHarness } from './admin-harness';
 import { registerRelease, releaseBody } from './admin-releases-fixtures';
 import { serverEngines } from '../helpers';

@@ -2,7 +2,9 @@
  * One target of every kind the Admin API's paths name (`:productId`, `:policyId`, …), created as a vendor
  * would create them, for the matrices in admin-matrices.test.ts.
  */
-import { createSqlMachineStore, hexEncode, randomBytes, randomId, type BootstrappedVendor } from '@tollgate/core';
+import { hexEncode } from '@tollgate/core';
+import { randomBytes, randomId } from '@tollgate/core/crypto';
+import { createSqlMachineStore, type BootstrappedVendor } from '@tollgate/core/license';
 import { freshKey, type AdminHarness } from './admin-harness';
 import { seedEpochTarget } from '../epochs/epoch-seeds';
 

@@ -3,7 +3,7 @@
  * never produce a 5xx, and every refusal is the Admin error envelope.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rollupAnalyticsDay } from '@tollgate/core';
+import { rollupAnalyticsDay } from '@tollgate/core/license';
 import { seededRandom, type SeededRandom } from '@tollgate/core/testing';
 import { openAdminHarness, type AdminHarness } from '../admin/admin-harness';
 import { serverEngines } from '../helpers';

@@ -5,7 +5,8 @@
  * buckets suppressed) and the raw export (NDJSON and CSV, bounded, cursor-resumable).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { analyticsEventErasure, analyticsPseudonym, deriveAnalyticsKeys, exportAnalyticsEvents, hexEncode, ManualClock, type MachineRecord } from '@tollgate/core';
+import { hexEncode, ManualClock } from '@tollgate/core';
+import { analyticsEventErasure, analyticsPseudonym, deriveAnalyticsKeys, exportAnalyticsEvents, type MachineRecord } from '@tollgate/core/license';
 import { issueClientLicense, newDevice, openClientBench, type ClientBench } from '../client/client-harness';
 import { serverEngines } from '../helpers';
 import { dayOf, eventually, midnightOf, ndjson, rolledUp, rollupRows } from './analytics-fixtures';

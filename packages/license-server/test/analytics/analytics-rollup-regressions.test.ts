@@ -6,9 +6,11 @@
  * gap-free; a metric reading too many rollup rows is refused.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addAnalyticsDays, analyticsRolledUpThrough, deriveAnalyticsKeys, hexEncode, hmacSha256, ManualClock, rollupAnalyticsDay, utf8Encode, type SqlClient } from '@tollgate/core';
+import { hexEncode, ManualClock, type SqlClient } from '@tollgate/core';
+import { hmacSha256, utf8Encode } from '@tollgate/core/crypto';
+import { addAnalyticsDays, analyticsRolledUpThrough, deriveAnalyticsKeys, rollupAnalyticsDay } from '@tollgate/core/license';
 import pino from 'pino';
-import { runAnalyticsRollup } from '@tollgate/core';
+import { runAnalyticsRollup } from '@tollgate/core/license';
 import { openAdminHarness, type AdminHarness } from '../admin/admin-harness';
 import { serverEngines } from '../helpers';
 import { dayOf, rolledUp } from './analytics-fixtures';

@@ -5,9 +5,11 @@
  * and exactly one rollup per day under two instances on PostgreSQL.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deriveAnalyticsKeys, hexEncode, hmacSha256, hllRelativeStandardError, ManualClock, rollupAnalyticsDay, utf8Encode, type SqlClient } from '@tollgate/core';
+import { hexEncode, ManualClock, type SqlClient } from '@tollgate/core';
+import { hmacSha256, utf8Encode } from '@tollgate/core/crypto';
+import { deriveAnalyticsKeys, hllRelativeStandardError, rollupAnalyticsDay } from '@tollgate/core/license';
 import pino from 'pino';
-import { runAnalyticsRollup } from '@tollgate/core';
+import { runAnalyticsRollup } from '@tollgate/core/license';
 import { openAdminHarness, type AdminHarness } from '../admin/admin-harness';
 import { serverEngines } from '../helpers';
 import { dayOf, eventually, midnightOf, rolledUp, rollupRows } from './analytics-fixtures';

@@ -4,7 +4,7 @@
  * rows kept are capped (the oldest beyond the cap are removed when another is disabled).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { subscriptionLimits } from '@tollgate/core';
+import { subscriptionLimits } from '@tollgate/core/license';
 import { serverEngines } from '../helpers';
 import { fakeResolver, openSubscriptionBench, type SubscriptionBench } from '../subscriptions/subscription-bench';
 

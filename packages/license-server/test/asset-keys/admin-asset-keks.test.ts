@@ -5,7 +5,9 @@
  * fuzzed bodies and queries never get a 5xx.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assetKeyFingerprintHex, base64Encode, deriveAssetKeySealKey, hexDecode, hexEncode, openAssetKey, randomBytes } from '@tollgate/core';
+import { hexDecode, hexEncode } from '@tollgate/core';
+import { base64Encode, randomBytes } from '@tollgate/core/crypto';
+import { assetKeyFingerprintHex, deriveAssetKeySealKey, openAssetKey } from '@tollgate/core/license';
 import { loadLicenseConfig, resolveMasterKey } from '@tollgate/license-server';
 import { seededRandom } from '@tollgate/core/testing';
 import { freshKey, openAdminHarness, type AdminHarness } from '../admin/admin-harness';

@@ -6,7 +6,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CryptoError, decodeWrappedAssetKeys, hexDecode, type ValidationTicket } from '@tollgate/core';
+import { hexDecode } from '@tollgate/core';
+import { CryptoError } from '@tollgate/core/crypto';
+import { decodeWrappedAssetKeys, type ValidationTicket } from '@tollgate/core/license';
 import { openAsset, unwrapAssetKey } from '@tollgate/client-sdk';
 import { renderAssetKeyVectors } from '../../../core/src/license/asset-keys/asset-key-vectors';
 

@@ -7,7 +7,8 @@
  */
 import { x25519 } from '@noble/curves/ed25519.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hexDecode, sealAsset, type ClientInfo, type MachineCredential, type ValidationTicket } from '@tollgate/core';
+import { hexDecode, sealAsset } from '@tollgate/core';
+import type { ClientInfo, MachineCredential, ValidationTicket } from '@tollgate/core/license';
 import { assetKeyFeatures, openAsset, readAssetHeader, unwrapAssetKey } from '@tollgate/client-sdk';
 import { freshKey } from '../admin/admin-harness';
 import { seedCatalog } from '../admin/admin-license-fixtures';

@@ -4,7 +4,7 @@
  * journal's replay, the audit event, and a seeded fuzz (never a 5xx).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { billingCheckoutTokenLabel, deriveLicenseSubkey, verifyCheckoutToken } from '@tollgate/core';
+import { billingCheckoutTokenLabel, deriveLicenseSubkey, verifyCheckoutToken } from '@tollgate/core/license';
 import { seededRandom } from '@tollgate/core/testing';
 import { loadLicenseConfig } from '@tollgate/license-server';
 import { resolveMasterKey } from '../../src/ceremony/ceremony';

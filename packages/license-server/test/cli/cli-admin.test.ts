@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminScopes, type EnvRecord } from '@tollgate/core';
+import type { EnvRecord } from '@tollgate/core/config';
+import { adminScopes } from '@tollgate/core/license';
 import { runLicenseCli, type RunningLicenseServer } from '@tollgate/license-server';
 import { openServerSandbox, serverEngines, type ServerSandbox } from '../helpers';
 

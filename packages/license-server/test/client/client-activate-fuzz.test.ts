@@ -8,7 +8,9 @@
  * route's kind, or a CBOR error map with a client code and its status — never a 5xx.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeCanonical, decodeLicenseMessage, encodeCanonical, inspectArtifact, randomBytes, requestProofMessage, type CborKey, type CborValue } from '@tollgate/core';
+import { decodeCanonical, encodeCanonical, type CborKey, type CborValue } from '@tollgate/core/cbor';
+import { randomBytes } from '@tollgate/core/crypto';
+import { decodeLicenseMessage, inspectArtifact, requestProofMessage } from '@tollgate/core/license';
 import { mutateBytes, randomCbor, seededRandom, type RandomCborOptions, type SeededRandom } from '@tollgate/core/testing';
 import { activationBody, issueClientLicense, newDevice, openClientBench, postRaw, signedInAccount, type ClientBench, type Device, type RawAnswer } from './client-harness';
 import { serverEngines } from '../helpers';

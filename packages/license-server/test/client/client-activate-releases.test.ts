@@ -6,7 +6,8 @@
  * Each engine gets its own bench: registering a release gates the whole product.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hexDecode, type ClientInfo } from '@tollgate/core';
+import { hexDecode } from '@tollgate/core';
+import type { ClientInfo } from '@tollgate/core/license';
 import { freshKey } from '../admin/admin-harness';
 import { randomHex32, registerRelease, releaseBody } from '../admin/admin-releases-fixtures';
 import { defaultClientInfo, expectClientError, issueClientLicense, newDevice, openClientBench, verifyAsClient, type ClientBench } from './client-harness';

@@ -6,7 +6,8 @@
  */
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeCanonical, encodeCanonical, randomBytes, type CborKey, type CborValue } from '@tollgate/core';
+import { decodeCanonical, encodeCanonical, type CborKey, type CborValue } from '@tollgate/core/cbor';
+import { randomBytes } from '@tollgate/core/crypto';
 import { freshKey } from '../admin/admin-harness';
 import { activationBody, expectClientError, issueClientLicense, newDevice, openClientBench, postRaw, type ClientBench } from './client-harness';
 import { serverEngines } from '../helpers';

@@ -4,7 +4,8 @@
  * credential and version-scope refusals. Replays and proofs: client-activate-replay.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hexDecode, hexEncode, randomBytes } from '@tollgate/core';
+import { hexDecode, hexEncode } from '@tollgate/core';
+import { randomBytes } from '@tollgate/core/crypto';
 import { freshKey } from '../admin/admin-harness';
 import { currentKeyset, seedCatalog } from '../admin/admin-license-fixtures';
 import { errorCode, expectClientError, issueClientLicense, newDevice, openClientBench, signedInAccount, verifyAsClient, type ClientBench } from './client-harness';

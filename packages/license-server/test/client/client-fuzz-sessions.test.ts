@@ -7,17 +7,8 @@
  * a client code — never a 5xx. PGlite only (the inputs exercise parsing and logic, not the engine).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  decodeCanonical,
-  decodeLicenseMessage,
-  encodeCanonical,
-  inspectArtifact,
-  requestProofMessage,
-  verifyArtifact,
-  type CborKey,
-  type CborValue,
-  type DeviceRequestKind,
-} from '@tollgate/core';
+import { decodeCanonical, encodeCanonical, type CborKey, type CborValue } from '@tollgate/core/cbor';
+import { decodeLicenseMessage, inspectArtifact, requestProofMessage, verifyArtifact, type DeviceRequestKind } from '@tollgate/core/license';
 import { mutateBytes, randomCbor, seededRandom, type RandomCborOptions, type SeededRandom } from '@tollgate/core/testing';
 import { currentKeyset } from '../admin/admin-license-fixtures';
 import { openClientBench, postCbor, sessionBody, validateBody, type ClientBench, type RawAnswer } from './client-harness';

@@ -5,13 +5,12 @@
  */
 import type { StartLicenseOptions } from '@tollgate/license-server';
 import { expect } from 'vitest';
+import { hexEncode, type Signer } from '@tollgate/core';
+import { decodeCanonical, encodeCanonical, type CborKey, type CborValue } from '@tollgate/core/cbor';
+import { randomBytes } from '@tollgate/core/crypto';
 import {
-  decodeCanonical,
   decodeLicenseMessage,
-  encodeCanonical,
-  hexEncode,
   inspectArtifact,
-  randomBytes,
   verifyEpochCertificate,
   signDeviceRequest,
   verifyArtifact,
@@ -19,14 +18,11 @@ import {
   type ArtifactPayloads,
   type ClientInfo,
   type DeviceRequestKind,
-  type Signer,
   type TelemetryBlock,
   type UnsignedDeviceRequest,
-  type CborKey,
-  type CborValue,
   type ErrorBody,
   type OfflineResponse,
-} from '@tollgate/core';
+} from '@tollgate/core/license';
 import { verifyArtifact as verifyAsSdk } from '@tollgate/client-sdk';
 import { createNodeEd25519Signer } from '@tollgate/core/node';
 import type { TestEngine } from '@tollgate/core/testing';

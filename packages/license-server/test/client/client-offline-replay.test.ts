@@ -6,7 +6,7 @@
  * are never reclaimed). A new request of the same device (a fresh nonce) still activates.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { purgeClientProtocolRecords } from '@tollgate/core';
+import { purgeClientProtocolRecords } from '@tollgate/core/license';
 import { freshKey } from '../admin/admin-harness';
 import { hexOf } from '../admin/admin-license-fixtures';
 import { activationBody, issueClientLicense, newDevice, openClientBench, postCbor, verifyOfflineAnswer, type ClientBench, type Device, type IssuedLicense } from './client-harness';

@@ -4,7 +4,10 @@
  * replayed nonce answered with the archived bytes, the Idempotency-Key contract, and the refusals.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeCanonical, encodeCanonical, hexDecode, randomBytes, requestProofMessage, type CborKey, type CborValue } from '@tollgate/core';
+import { hexDecode } from '@tollgate/core';
+import { decodeCanonical, encodeCanonical, type CborKey, type CborValue } from '@tollgate/core/cbor';
+import { randomBytes } from '@tollgate/core/crypto';
+import { requestProofMessage } from '@tollgate/core/license';
 import { freshKey } from '../admin/admin-harness';
 import {
   activationBody,

@@ -4,7 +4,8 @@
  * and what validate and heartbeat answer afterwards.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeLicenseMessage, randomBytes } from '@tollgate/core';
+import { randomBytes } from '@tollgate/core/crypto';
+import { decodeLicenseMessage } from '@tollgate/core/license';
 import { newDevice, openClientBench, postCbor, sessionBody, type ClientBench } from './client-harness';
 import { activateAnother, errorOf, killOrderOf, licensedDevice, machineRow, ticketOf } from './client-session-helpers';
 import { serverEngines } from '../helpers';

@@ -4,7 +4,8 @@
  * losing their seat to the job (driven on a manual clock), which then frees it for another device.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeLicenseMessage, randomBytes, seatReclaimActor } from '@tollgate/core';
+import { randomBytes } from '@tollgate/core/crypto';
+import { decodeLicenseMessage, seatReclaimActor } from '@tollgate/core/license';
 import { raceCase } from '@tollgate/core/testing';
 import { newDevice, openClientBench, type ClientBench } from './client-harness';
 import { activateAnother, adminRevoke, errorOf, killOrderOf, licensedDevice, machineRow, reclaimJob, ticketOf } from './client-session-helpers';

@@ -3,8 +3,8 @@
  * bench: licensed devices, answers verified as a client would (keyset plus the revocation feed's revoked
  * epochs), Admin actions that change a seat's standing, and the seat-reclaim job on a manual clock.
  */
-import { decodeLicenseMessage, inspectArtifact, ManualClock, verifyArtifact, type KillOrder, type ValidationTicket } from '@tollgate/core';
-import { startSeatReclaimJob, type SeatReclaimJob } from '@tollgate/core';
+import { ManualClock } from '@tollgate/core';
+import { decodeLicenseMessage, inspectArtifact, verifyArtifact, type KillOrder, type ValidationTicket, startSeatReclaimJob, type SeatReclaimJob } from '@tollgate/core/license';
 import { freshKey } from '../admin/admin-harness';
 import { currentKeyset, hexOf, issueLicenses, readFeed, seedPolicy } from '../admin/admin-license-fixtures';
 import { newDevice, type ClientBench, type Device, type RawAnswer, type Seat } from './client-harness';

@@ -5,7 +5,7 @@
  * as the nonce leaves a refused request's nonce usable, while a spent nonce stays spent.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { randomBytes } from '@tollgate/core';
+import { randomBytes } from '@tollgate/core/crypto';
 import { freshKey } from '../admin/admin-harness';
 import { seedCatalog } from '../admin/admin-license-fixtures';
 import { openClientBench, postCbor, validateBody, type ClientBench } from './client-harness';

@@ -4,7 +4,8 @@
  * to the request's nonce and carrying the revocation epoch; and what the other session routes say then.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeLicenseMessage, randomBytes } from '@tollgate/core';
+import { randomBytes } from '@tollgate/core/crypto';
+import { decodeLicenseMessage } from '@tollgate/core/license';
 import { freshKey } from '../admin/admin-harness';
 import { readFeed } from '../admin/admin-license-fixtures';
 import { newDevice, openClientBench, type ClientBench } from './client-harness';

@@ -5,7 +5,9 @@
  * does not know. Its own server: registering a release gates every build of the product.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hexDecode, randomBytes, type ClientInfo } from '@tollgate/core';
+import { hexDecode } from '@tollgate/core';
+import { randomBytes } from '@tollgate/core/crypto';
+import type { ClientInfo } from '@tollgate/core/license';
 import { freshKey } from '../admin/admin-harness';
 import { issueLicenses, seedPolicy } from '../admin/admin-license-fixtures';
 import { registerRelease, releaseBody } from '../admin/admin-releases-fixtures';

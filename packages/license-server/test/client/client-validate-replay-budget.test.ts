@@ -4,7 +4,8 @@
  * neither budget nor nonce, and a request the budget refuses leaves its nonce usable.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hexEncode, randomBytes } from '@tollgate/core';
+import { hexEncode } from '@tollgate/core';
+import { randomBytes } from '@tollgate/core/crypto';
 import { newDevice, openClientBench, postCbor, validateBody, type ClientBench } from './client-harness';
 import { adminRevoke, errorOf, killOrderOf, licensedDevice, ticketOf } from './client-session-helpers';
 import { serverEngines } from '../helpers';

@@ -7,7 +7,8 @@
  * on the server's SQL client (the statement that spends the nonce waits for the seat to go first).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { randomBytes, type SqlClient } from '@tollgate/core';
+import type { SqlClient } from '@tollgate/core';
+import { randomBytes } from '@tollgate/core/crypto';
 import { openClientBench, postCbor, validateBody, type ClientBench } from './client-harness';
 import { activateAnother, adminRevoke, errorOf, killOrderOf, licensedDevice, machineRow, reclaimJob, ticketOf, verifyValidation } from './client-session-helpers';
 import { serverEngines } from '../helpers';

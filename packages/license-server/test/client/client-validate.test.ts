@@ -5,7 +5,8 @@
  * is in client-validate-telemetry.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hexDecode, randomBytes } from '@tollgate/core';
+import { hexDecode } from '@tollgate/core';
+import { randomBytes } from '@tollgate/core/crypto';
 import { hexOf, seedCatalog } from '../admin/admin-license-fixtures';
 import { newDevice, openClientBench, postCbor, validateBody, type ClientBench } from './client-harness';
 import { adminPatchLicense, errorOf, licensedDevice, machineRow, ticketOf } from './client-session-helpers';

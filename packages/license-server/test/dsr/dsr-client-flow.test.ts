@@ -4,7 +4,7 @@
  * the erasure must leave none but the retained ones.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { analyticsPseudonym, deriveAnalyticsKeys, deriveTelemetryPseudonymKey, drainAnalyticsOutbox, telemetrySubject } from '@tollgate/core';
+import { analyticsPseudonym, deriveAnalyticsKeys, deriveTelemetryPseudonymKey, drainAnalyticsOutbox, telemetrySubject } from '@tollgate/core/license';
 import { freshKey } from '../admin/admin-harness';
 import { newDevice, openClientBench, type ClientBench } from '../client/client-harness';
 import { activateAnother, licensedDevice } from '../client/client-session-helpers';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { analyticsPseudonym, deriveAnalyticsKeys, drainAnalyticsOutbox, rollupAnalyticsDay } from '@tollgate/core';
+import { analyticsPseudonym, deriveAnalyticsKeys, drainAnalyticsOutbox, rollupAnalyticsDay } from '@tollgate/core/license';
 import { freshKey, type AdminHarness } from '../admin/admin-harness';
 import { serverEngines } from '../helpers';
 import { dsrMasterKey, licenseTables, openDsrBench, seedSubject, stableSnapshot, tablesMentioning, type SeededSubject } from './dsr-fixtures';

@@ -4,7 +4,9 @@
  * client protocol, billing and telemetry have their own suites), plus readers that look for a subject's
  * identifiers in every `license_…` table.
  */
-import { deriveTelemetryPseudonymKey, hexEncode, randomBytes, randomId, telemetrySubject, type BootstrappedVendor } from '@tollgate/core';
+import { hexEncode } from '@tollgate/core';
+import { randomBytes, randomId } from '@tollgate/core/crypto';
+import { deriveTelemetryPseudonymKey, telemetrySubject, type BootstrappedVendor } from '@tollgate/core/license';
 import type { TestEngine } from '@tollgate/core/testing';
 import type { StartLicenseOptions } from '@tollgate/license-server';
 import { freshKey, openAdminHarness, type AdminHarness } from '../admin/admin-harness';

@@ -3,7 +3,9 @@
  * with replacement readiness, the keyset republished after an upload, scopes and vendor isolation.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeKeyset, encodeKeyset, hexEncode, randomBytes, rootKeyIdHex, verifyKeyset } from '@tollgate/core';
+import { hexEncode } from '@tollgate/core';
+import { randomBytes } from '@tollgate/core/crypto';
+import { decodeKeyset, encodeKeyset, rootKeyIdHex, verifyKeyset } from '@tollgate/core/license';
 import { loadEpochCertificate } from '../../src/ceremony/ceremony';
 import { freshKey } from '../admin/admin-harness';
 import { bodyBytes, protoHeaders, serverEngines } from '../helpers';

@@ -5,23 +5,18 @@
  * upload them through `POST /v1/admin/epochs`, and the served keyset and feed read as a client would.
  */
 import { existsSync } from 'node:fs';
+import { bootstrapVendor, hexDecode, hexEncode, unixSeconds, type Clock, type SqlClient } from '@tollgate/core';
 import {
-  bootstrapVendor,
   createAdminToken,
   createRootSigner,
-  hexDecode,
-  hexEncode,
   signEpochCertificate,
   splitCborSequence,
-  unixSeconds,
   verifyArtifact,
   verifyKeyset,
   type RevocationBatch,
   type AdminScope,
   type BootstrappedVendor,
-  type Clock,
-  type SqlClient,
-} from '@tollgate/core';
+} from '@tollgate/core/license';
 import { createNodeEd25519Signer } from '@tollgate/core/node';
 import type { TestEngine } from '@tollgate/core/testing';
 import { loadLicenseConfig, type RunningLicenseServer, type StartLicenseOptions } from '@tollgate/license-server';

@@ -6,7 +6,8 @@
  * token of A with its own key executes the revocation.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bootstrapVendor, type BootstrappedVendor } from '@tollgate/core';
+import { bootstrapVendor } from '@tollgate/core';
+import type { BootstrappedVendor } from '@tollgate/core/license';
 import { freshKey } from '../admin/admin-harness';
 import { openServerSandbox, serverEngines } from '../helpers';
 import { openEpochBench, type EpochBench } from './epoch-bench';

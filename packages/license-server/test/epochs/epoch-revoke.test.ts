@@ -5,7 +5,8 @@
  * credential of the revoked epoch that the SDK refuses until it activates again.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock, decodeKeyset, hexDecode, inspectArtifact, type ArtifactError } from '@tollgate/core';
+import { ManualClock, hexDecode } from '@tollgate/core';
+import { decodeKeyset, inspectArtifact, type ArtifactError } from '@tollgate/core/license';
 import { createArtifactVerifier, createKeysetFetcher, createRevocationFollower } from '@tollgate/client-sdk';
 import { freshKey } from '../admin/admin-harness';
 import { issueLicenses, seedPolicy, snapshotTables } from '../admin/admin-license-fixtures';

@@ -3,7 +3,8 @@
  * created as `tollgate-license epoch create` does, signed by the dev root and loaded through
  * `POST /v1/admin/epochs`. Product-scoped, so it belongs to that vendor even on a server hosting several.
  */
-import { createRootSigner, hexEncode, signEpochCertificate, type BootstrappedVendor } from '@tollgate/core';
+import { hexEncode } from '@tollgate/core';
+import { createRootSigner, signEpochCertificate, type BootstrappedVendor } from '@tollgate/core/license';
 import { createNodeEd25519Signer } from '@tollgate/core/node';
 import { loadLicenseConfig } from '@tollgate/license-server';
 import { createEpochRequest, devKeyPaths, resolveMasterKey } from '../../src/ceremony/ceremony';

@@ -5,7 +5,9 @@
  * LICENSE_ROOT_PUBLIC_KEYS a fresh client still replays every batch through the SDK's follower.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hexEncode, randomBytes, rootKeyIdHex, type RevocationBatch } from '@tollgate/core';
+import { hexEncode } from '@tollgate/core';
+import { randomBytes } from '@tollgate/core/crypto';
+import { rootKeyIdHex, type RevocationBatch } from '@tollgate/core/license';
 import { createKeysetFetcher, createRevocationFollower } from '@tollgate/client-sdk';
 import { createEpochRequest } from '../../src/ceremony/ceremony';
 import { freshKey } from '../admin/admin-harness';

@@ -6,7 +6,8 @@ import { createHmac, createPrivateKey, generateKeyPairSync, sign as rsaSign, typ
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { encodeIntegrityManifest, hexDecode, randomBytes, sha256, utf8Encode } from '@tollgate/core';
+import { encodeIntegrityManifest, hexDecode, sha256 } from '@tollgate/core';
+import { randomBytes, utf8Encode } from '@tollgate/core/crypto';
 import type { TestEngine } from '@tollgate/core/testing';
 import { freshKey, openAdminHarness, type AdminHarness } from '../admin/admin-harness';
 

@@ -4,7 +4,8 @@
  * (or, for a 200 signature, 64 raw bytes).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeCanonical, hexDecode, type CborValue } from '@tollgate/core';
+import { hexDecode } from '@tollgate/core';
+import { encodeCanonical, type CborValue } from '@tollgate/core/cbor';
 import { mutateBytes, randomCbor, seededRandom } from '@tollgate/core/testing';
 import { freshKey, type AdminHarness } from '../admin/admin-harness';
 import { serverEngines } from '../helpers';

@@ -5,7 +5,8 @@
  * the key set cannot be fetched), and the token opens no other Admin route.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { integrityManifestSigningMessage, randomId, verifyEd25519 } from '@tollgate/core';
+import { randomId, verifyEd25519 } from '@tollgate/core/crypto';
+import { integrityManifestSigningMessage } from '@tollgate/core/license';
 import type { AdminHarness } from '../admin/admin-harness';
 import { serverEngines } from '../helpers';
 import { ciClaims, manifestFor, mintJwt, openOidcBench, registerKey, rsaSigner, signRequest, type JwksServer, type RsaSigner } from './integrity-fixtures';

@@ -5,7 +5,9 @@
  * same manifest gets once the fault is gone is exactly the one a failed answer must not carry.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hexEncode, integrityManifestSigningMessage, verifyEd25519 } from '@tollgate/core';
+import { hexEncode } from '@tollgate/core';
+import { verifyEd25519 } from '@tollgate/core/crypto';
+import { integrityManifestSigningMessage } from '@tollgate/core/license';
 import { openAdminHarness, type AdminHarness } from '../admin/admin-harness';
 import { describeFault, injectedFaultMessage, withFault, type InjectedFault } from '../fault-triggers';
 import { serverEngines } from '../helpers';

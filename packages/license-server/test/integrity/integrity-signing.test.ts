@@ -4,7 +4,10 @@
  * (unregistered or revoked key, foreign product, malformed CBOR, oversized body) in the error envelope.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeCanonical, hexDecode, hexEncode, integrityManifestSigningMessage, integritySignerFingerprint, randomBytes, sha256, verifyEd25519 } from '@tollgate/core';
+import { hexDecode, hexEncode, sha256 } from '@tollgate/core';
+import { encodeCanonical } from '@tollgate/core/cbor';
+import { randomBytes, verifyEd25519 } from '@tollgate/core/crypto';
+import { integrityManifestSigningMessage, integritySignerFingerprint } from '@tollgate/core/license';
 import { verifyManifestSignature } from '@tollgate/client-sdk';
 import { freshKey, openAdminHarness, type AdminHarness } from '../admin/admin-harness';
 import { serverEngines } from '../helpers';

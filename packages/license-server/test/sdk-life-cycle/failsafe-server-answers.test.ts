@@ -4,7 +4,8 @@
 // re-activation, and refresh_now (a force_upgrade release) without a validation loop.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createMemoryStorage, decodeStoredLicense, type StateChange } from '@tollgate/client-sdk';
-import { hexDecode, type ClientInfo, type KillOrder } from '@tollgate/core';
+import { hexDecode } from '@tollgate/core';
+import type { ClientInfo, KillOrder } from '@tollgate/core/license';
 import { freshKey } from '../admin/admin-harness';
 import { registerRelease, releaseBody } from '../admin/admin-releases-fixtures';
 import { defaultClientInfo, issueClientLicense, openClientBench, type ClientBench } from '../client/client-harness';

@@ -4,7 +4,8 @@
 // backoff, a refused heartbeat, sealed assets after a downgrade, and an offline request on a licensed device.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { decodeStoredLicense, type StateChange } from '@tollgate/client-sdk';
-import { hexDecode, ManualClock, sealAsset, type ClientInfo } from '@tollgate/core';
+import { hexDecode, ManualClock, sealAsset } from '@tollgate/core';
+import type { ClientInfo } from '@tollgate/core/license';
 import { freshKey } from '../admin/admin-harness';
 import { seedCatalog } from '../admin/admin-license-fixtures';
 import { registerRelease, releaseBody } from '../admin/admin-releases-fixtures';

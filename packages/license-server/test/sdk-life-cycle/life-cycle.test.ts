@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { decodeStoredLicense, type StateChange } from '@tollgate/client-sdk';
 import { nodeEd25519Verifier } from '@tollgate/client-sdk/node';
-import type { KillOrder } from '@tollgate/core';
+import type { KillOrder } from '@tollgate/core/license';
 import { freshKey } from '../admin/admin-harness';
 import { issueClientLicense, openClientBench, type ClientBench } from '../client/client-harness';
 import { serverEngines } from '../helpers';

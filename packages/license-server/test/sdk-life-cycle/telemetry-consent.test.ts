@@ -4,7 +4,8 @@
 // names a later server day (its block is the day's first, never a `t1.duplicate_window`); a block that
 // could not be sent rejoins what was counted meanwhile; withdrawing consent drops the counts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeCanonical, ManualClock } from '@tollgate/core';
+import { ManualClock } from '@tollgate/core';
+import { decodeCanonical } from '@tollgate/core/cbor';
 import { decodeStoredLicense } from '@tollgate/client-sdk';
 import { issueClientLicense, openClientBench, type ClientBench, type IssuedLicense } from '../client/client-harness';
 import { freshKey } from '../admin/admin-harness';

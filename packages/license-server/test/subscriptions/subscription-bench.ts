@@ -9,7 +9,7 @@ import { ManualClock, type SqlClient } from '@tollgate/core';
 import type { TestEngine } from '@tollgate/core/testing';
 import type { ResolvedAddress } from '@tollgate/core/node';
 import type { StartLicenseOptions } from '@tollgate/license-server';
-import type { AnalyticsSubscriptionOverrides } from '@tollgate/core';
+import type { AnalyticsSubscriptionOverrides } from '@tollgate/core/license';
 import { freshKey, openAdminHarness, type AdminAnswer, type AdminHarness } from '../admin/admin-harness';
 
 /** One request the receiver got. */

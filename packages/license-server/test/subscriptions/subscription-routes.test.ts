@@ -4,7 +4,7 @@
  * paged, `active:false` disables (cancelling pending periods) and `active:true` resumes, and the bounds hold.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { subscriptionLimits } from '@tollgate/core';
+import { subscriptionLimits } from '@tollgate/core/license';
 import { freshKey } from '../admin/admin-harness';
 import { serverEngines } from '../helpers';
 import { fakeResolver, openSubscriptionBench, type SubscriptionBench } from './subscription-bench';

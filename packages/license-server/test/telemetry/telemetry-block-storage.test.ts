@@ -6,7 +6,8 @@
  * columns are re-encoded as the block's canonical CBOR, which is byte-exact.)
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeCanonical, encodeCanonical, requestProofMessage, type CborKey, type CborValue, type TelemetryBlock } from '@tollgate/core';
+import { decodeCanonical, encodeCanonical, type CborKey, type CborValue } from '@tollgate/core/cbor';
+import { requestProofMessage, type TelemetryBlock } from '@tollgate/core/license';
 import { openClientBench, postCbor, validateBody, type ClientBench } from '../client/client-harness';
 import { errorOf, licensedDevice, ticketOf } from '../client/client-session-helpers';
 import { serverEngines } from '../helpers';

@@ -4,6 +4,7 @@
  * MAX_MATCHED_KEYS is refused inside the erasure's transaction, so nothing is deleted).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SqlClient } from '@tollgate/core';
 import {
   createDsrScanBudget,
   createSqlMachineStore,
@@ -12,8 +13,7 @@ import {
   exportMachineTelemetry,
   telemetryErasureStep,
   telemetrySubjectDataSource,
-  type SqlClient,
-} from '@tollgate/core';
+} from '@tollgate/core/license';
 import { openClientBench, type ClientBench } from '../client/client-harness';
 import { licensedDevice, ticketOf, type LicensedDevice } from '../client/client-session-helpers';
 import { serverEngines } from '../helpers';

@@ -2,7 +2,8 @@
  * Shared pieces of the telemetry suites: a known master key (so tests recompute pseudonyms), blocks, and
  * readers of the raw rows and counters.
  */
-import { deriveTelemetryPseudonymKey, hexEncode, telemetrySubject, type SqlClient, type TelemetryBlock } from '@tollgate/core';
+import { hexEncode, type SqlClient } from '@tollgate/core';
+import { deriveTelemetryPseudonymKey, telemetrySubject, type TelemetryBlock } from '@tollgate/core/license';
 
 /** The master key the telemetry benches start with (`LICENSE_MASTER_KEY`). */
 export const telemetryMasterKey = new Uint8Array(32).map((_, index) => (index * 37 + 11) % 256);

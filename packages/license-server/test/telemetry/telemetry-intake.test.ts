@@ -5,7 +5,7 @@
  * `GET /v1/admin/telemetry/counters`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TelemetryBlock } from '@tollgate/core';
+import type { TelemetryBlock } from '@tollgate/core/license';
 import { openClientBench, type ClientBench } from '../client/client-harness';
 import { licensedDevice, ticketOf } from '../client/client-session-helpers';
 import { serverEngines } from '../helpers';

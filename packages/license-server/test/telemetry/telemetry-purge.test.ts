@@ -5,7 +5,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { enforceTelemetryRetention, ManualClock, telemetryRollupTables, type SqlClient } from '@tollgate/core';
+import { ManualClock, type SqlClient } from '@tollgate/core';
+import { enforceTelemetryRetention, telemetryRollupTables } from '@tollgate/core/license';
 import { freshKey, openAdminHarness, type AdminHarness } from '../admin/admin-harness';
 import { serverEngines } from '../helpers';
 import { telemetryEnv } from './telemetry-fixtures';

@@ -4,7 +4,7 @@
  * while its machine is being erased never outlives the erasure.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSqlMachineStore, eraseMachine, machineErasureSteps, storeTelemetryBlock, telemetryErasureStep, type PolicyDocument } from '@tollgate/core';
+import { createSqlMachineStore, eraseMachine, machineErasureSteps, storeTelemetryBlock, telemetryErasureStep, type PolicyDocument } from '@tollgate/core/license';
 import { openClientBench, type ClientBench } from '../client/client-harness';
 import { licensedDevice, verifyValidation } from '../client/client-session-helpers';
 import { serverEngines } from '../helpers';

@@ -10,7 +10,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { enforceTelemetryRetention, rollupAnalyticsDay } from '@tollgate/core';
+import { enforceTelemetryRetention, rollupAnalyticsDay } from '@tollgate/core/license';
 import { openClientBench, type ClientBench } from '../client/client-harness';
 import { licensedDevice, ticketOf } from '../client/client-session-helpers';
 import { serverEngines } from '../helpers';

@@ -7,22 +7,17 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { coreMigrations, hexEncode, licenseMigrations, systemClock, type SqlClient } from '@tollgate/core';
+import { randomBytes, utf8Encode } from '@tollgate/core/crypto';
 import {
   TrustChainError,
-  coreMigrations,
   createRootSigner,
-  hexEncode,
   inspectArtifact,
-  licenseMigrations,
   pickSigningEpoch,
-  randomBytes,
   signArtifact,
   signEpochCertificate,
-  systemClock,
-  utf8Encode,
   type SigningEpoch,
-  type SqlClient,
-} from '@tollgate/core';
+} from '@tollgate/core/license';
 import { createNodeEd25519Signer, serverLoggerOptions } from '@tollgate/core/node';
 import { openTestDatabase, type TestDatabase } from '@tollgate/core/testing';
 import {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { splitCborSequence } from '@tollgate/core';
+import { splitCborSequence } from '@tollgate/core/license';
 import { createKeysetFetcher, createRevocationFollower, verifyArtifact, verifyKeyset } from '@tollgate/client-sdk';
 import type { RunningLicenseServer } from '@tollgate/license-server';
 import { bodyBytes, errorBody, openServerSandbox, protoHeaders, serverEngines, type ServerSandbox } from '../helpers';

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createRootSigner, hexDecode, hexEncode, inspectArtifact, randomBytes, signEpochCertificate, utf8Encode } from '@tollgate/core';
+import { hexDecode, hexEncode } from '@tollgate/core';
+import { randomBytes, utf8Encode } from '@tollgate/core/crypto';
+import { createRootSigner, inspectArtifact, signEpochCertificate } from '@tollgate/core/license';
 import { createNodeEd25519Signer } from '@tollgate/core/node';
 import { createKeysetFetcher, createRevocationFollower, verifyKeyset } from '@tollgate/client-sdk';
 import { createEpochRequest, devKeyPaths, loadEpochCertificate, signEpochRequestWithRootFile } from '@tollgate/license-server';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { base64Decode, hmacSha256, keyedHash, utf8Encode } from '@tollgate/core';
+import { base64Decode, hmacSha256, keyedHash, utf8Encode } from '@tollgate/core/crypto';
 import { apiKeyPattern, deriveNotifyHmacKey, generateApiKey, hashApiKey, newCredentialId } from '@tollgate/core/gateway';
 
 const key = new Uint8Array(32).fill(9);

@@ -34,7 +34,7 @@ export interface NotificationJob {
  *
  * @example
  * ```ts
- * import { createSqlJobQueue } from '@tollgate/core';
+ * import { createSqlJobQueue } from '@tollgate/core/storage';
  * import { enqueuePaymentNotification } from '@tollgate/core/gateway';
  * await sql.transaction(async (tx) => {
  *   // … record the settlement …

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { verifyNotification } from '@tollgate/core';
 import {
   serializeNotification,
-  verifyNotification,
   type PaymentSettledNotification,
-} from '@tollgate/core';
+} from '@tollgate/core/x402';
 import {
   buildNotificationRequest,
   deriveNotifyHmacKey,

@@ -45,7 +45,7 @@ export function authorizationPaymentId(chainId: number, payer: string, nonce: st
  *
  * @example
  * ```ts
- * import { decodePaymentSignatureHeader } from '@tollgate/core';
+ * import { decodePaymentSignatureHeader } from '@tollgate/core/x402';
  * import { paymentFingerprint } from '@tollgate/core/gateway';
  * const fingerprint = paymentFingerprint(decodePaymentSignatureHeader(header));
  * ```
@@ -68,7 +68,7 @@ export function paymentFingerprint(payload: PaymentPayload): string {
  *
  * @example
  * ```ts
- * import { extractPaymentIdentifier } from '@tollgate/core';
+ * import { extractPaymentIdentifier } from '@tollgate/core/x402';
  * import { identifyPayment } from '@tollgate/core/gateway';
  * const identity = identifyPayment(payload, 8453, extractPaymentIdentifier(payload));
  * ```

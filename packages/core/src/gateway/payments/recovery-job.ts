@@ -48,7 +48,7 @@ export function settlementRecoveryJobKey(paymentId: string, generation = 0): str
  *
  * @example
  * ```ts
- * import { createSqlJobQueue } from '@tollgate/core';
+ * import { createSqlJobQueue } from '@tollgate/core/storage';
  * import { enqueueSettlementRecovery } from '@tollgate/core/gateway';
  * await sql.transaction(async (tx) => {
  *   // … mark the payment pending …

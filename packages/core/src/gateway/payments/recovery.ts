@@ -94,7 +94,8 @@ export interface SettlementRecovery {
  *
  * @example
  * ```ts
- * import { runWorker, settlementRecoveryQueue } from '@tollgate/core';
+ * import { settlementRecoveryQueue } from '@tollgate/core';
+ * import { runWorker } from '@tollgate/core/storage';
  * import { createSettlementRecovery } from '@tollgate/core/gateway';
  * const recovery = createSettlementRecovery({ ...deps, issuer }, settings);
  * runWorker({ queue: settlementRecoveryQueue, jobs, handler: (job) => recovery.runJob(job), signal });

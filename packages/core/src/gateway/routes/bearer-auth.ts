@@ -35,7 +35,7 @@ function unauthorized(message: string): GatewayError {
  * @returns The middleware and accessors.
  * @example
  * ```ts
- * import { route } from '@tollgate/core';
+ * import { route } from '@tollgate/core/http';
  * import { createBearerAuth } from '@tollgate/core/gateway';
  * const auth = createBearerAuth(accounts);
  * const me = route({ method: 'GET', path: '/merchant/me', middleware: [auth.required],

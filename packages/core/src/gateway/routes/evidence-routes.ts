@@ -49,7 +49,7 @@ export interface EvidenceAccessDeps {
  * @returns The policy.
  * @example
  * ```ts
- * import { route } from '@tollgate/core';
+ * import { route } from '@tollgate/core/http';
  * import { createEvidenceAccess, defaultEvidenceRateLimits } from '@tollgate/core/gateway';
  * const access = createEvidenceAccess({ mode: 'merchant', auth, stores, rateLimiter, rateLimits: defaultEvidenceRateLimits });
  * const recover = route({ method: 'POST', path: '/recover-settlement', middleware: access.middleware('recoverSettlement'), body: { type: 'json', maxBytes: 32_768 },

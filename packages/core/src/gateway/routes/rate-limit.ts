@@ -76,7 +76,7 @@ export const defaultEvidenceRateLimits: EvidenceRateLimits = Object.freeze({
  * @returns The middleware.
  * @example
  * ```ts
- * import { route } from '@tollgate/core';
+ * import { route } from '@tollgate/core/http';
  * import { gatewayRateLimit } from '@tollgate/core/gateway';
  * const limited = route({ method: 'GET', path: '/ref/:refId', middleware: [gatewayRateLimit(limiter, 'refLookup', rule)], handler });
  * ```

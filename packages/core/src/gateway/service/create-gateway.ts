@@ -126,7 +126,8 @@ export function gatewayRouteTable(routes: Route[], logger: Pick<GatewayLogger, '
  * @returns The routes.
  * @example
  * ```ts
- * import { defineRoutes, gatewayRoutes, renderGatewayError } from '@tollgate/core';
+ * import { gatewayRoutes, renderGatewayError } from '@tollgate/core';
+ * import { defineRoutes } from '@tollgate/core/http';
  * const table = defineRoutes({ routes: gatewayRoutes(deps), renderError: renderGatewayError });
  * ```
  */

@@ -39,7 +39,7 @@ export const accountSessionHashLabels = {
  * @throws TypeError when the master key is not 32 bytes.
  * @example
  * ```ts
- * import { deriveAccountSessionKeys } from '@tollgate/core';
+ * import { deriveAccountSessionKeys } from '@tollgate/core/license';
  * const keys = deriveAccountSessionKeys(masterKey);
  * ```
  */
@@ -60,7 +60,7 @@ export function deriveAccountSessionKeys(masterKey: Uint8Array): AccountSessionK
  * @returns The hash to look up or store.
  * @example
  * ```ts
- * import { accountTokenHash, deriveAccountSessionKeys } from '@tollgate/core';
+ * import { accountTokenHash, deriveAccountSessionKeys } from '@tollgate/core/license';
  * const hash = accountTokenHash(deriveAccountSessionKeys(masterKey), 'access', accessToken);
  * ```
  */
@@ -79,7 +79,7 @@ export function accountTokenHash(keys: AccountSessionKeys, kind: 'access' | 'ref
  * @returns 64 hex digits.
  * @example
  * ```ts
- * import { accountGateKey, deriveAccountSessionKeys, normalizeAccountEmail } from '@tollgate/core';
+ * import { accountGateKey, deriveAccountSessionKeys, normalizeAccountEmail } from '@tollgate/core/license';
  * const key = accountGateKey(deriveAccountSessionKeys(masterKey), productId, normalizeAccountEmail(email));
  * ```
  */
@@ -96,7 +96,7 @@ export function accountGateKey(keys: AccountSessionKeys, productId: string, norm
  * @returns 64 hex digits.
  * @example
  * ```ts
- * import { addressGateKey, deriveAccountSessionKeys, loginGateAddress } from '@tollgate/core';
+ * import { addressGateKey, deriveAccountSessionKeys, loginGateAddress } from '@tollgate/core/license';
  * const key = addressGateKey(deriveAccountSessionKeys(masterKey), loginGateAddress('203.0.113.7') as string);
  * ```
  */

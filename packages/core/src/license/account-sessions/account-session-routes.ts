@@ -51,7 +51,7 @@ const sessionResponse = (session: IssuedAccountSession): HttpResponse => cborRes
  * @returns The three routes.
  * @example
  * ```ts
- * import { accountSessionRoutes, createAccountSessions } from '@tollgate/core';
+ * import { accountSessionRoutes, createAccountSessions } from '@tollgate/core/license';
  * const accountSessions = createAccountSessions({ sql, masterKey });
  * const client = [...healthRoutes(database), ...accountSessionRoutes(accountSessions)];
  * ```

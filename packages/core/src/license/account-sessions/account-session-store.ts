@@ -1,6 +1,6 @@
 import { constantTimeEqualString } from '../../crypto/constant-time';
 import type { SqlClient } from '../../storage/sql-client';
-import type { AccountStatus } from '../admin/accounts/account-store';
+import type { AccountStatus } from '../model/accounts/account-store';
 import type { AccountTokenIdentity } from './account-token';
 
 /** What a login needs to know about the account an email names. */
@@ -92,7 +92,7 @@ const reuseSql = `
  * @returns The store.
  * @example
  * ```ts
- * import { createSqlAccountSessionStore } from '@tollgate/core';
+ * import { createSqlAccountSessionStore } from '@tollgate/core/license';
  * const sessions = createSqlAccountSessionStore(sql);
  * ```
  */

@@ -2,8 +2,8 @@ import { base64UrlEncode } from '../../crypto/base64';
 import { randomBytes, randomId } from '../../crypto/random';
 import type { SqlClient } from '../../storage/sql-client';
 import { systemClock, type Clock } from '../../time/clock';
-import { accountPasswordCost, verifyAccountPassword, type ScryptParameters } from '../admin/accounts/account-password';
-import { normalizeAccountEmail } from '../admin/accounts/account-store';
+import { accountPasswordCost, verifyAccountPassword, type ScryptParameters } from '../model/accounts/account-password';
+import { normalizeAccountEmail } from '../model/accounts/account-store';
 import { licenseWireLengths } from '../protocol';
 import { accountGateKey, accountTokenHash, addressGateKey, deriveAccountSessionKeys } from './account-session-keys';
 import { createSqlAccountSessionStore, type StoredTokenPair } from './account-session-store';
@@ -104,7 +104,7 @@ function standInHash(cost: ScryptParameters): string {
  * @returns The sessions service.
  * @example
  * ```ts
- * import { createAccountSessions } from '@tollgate/core';
+ * import { createAccountSessions } from '@tollgate/core/license';
  * const accountSessions = createAccountSessions({ sql, masterKey });
  * const outcome = await accountSessions.login({ productId, email, password, remoteAddress });
  * ```

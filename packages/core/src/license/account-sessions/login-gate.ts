@@ -48,7 +48,7 @@ const maxDoublings = 30;
  * @param rule - The rule to check.
  * @example
  * ```ts
- * import { assertLoginGateRule, defaultLoginGateRules } from '@tollgate/core';
+ * import { assertLoginGateRule, defaultLoginGateRules } from '@tollgate/core/license';
  * assertLoginGateRule(defaultLoginGateRules.account);
  * ```
  */
@@ -69,7 +69,7 @@ export function assertLoginGateRule(rule: LoginGateRule): void {
  * @returns Lock length in seconds.
  * @example
  * ```ts
- * import { defaultLoginGateRules, loginGateLockSeconds } from '@tollgate/core';
+ * import { defaultLoginGateRules, loginGateLockSeconds } from '@tollgate/core/license';
  * loginGateLockSeconds(6, defaultLoginGateRules.account); // 60
  * ```
  */
@@ -87,7 +87,7 @@ export function loginGateLockSeconds(failures: number, rule: LoginGateRule): num
  * @returns Whether the attempt may proceed, and the state to store.
  * @example
  * ```ts
- * import { defaultLoginGateRules, loginGateCharge } from '@tollgate/core';
+ * import { defaultLoginGateRules, loginGateCharge } from '@tollgate/core/license';
  * const first = loginGateCharge(undefined, 1_700_000_000, defaultLoginGateRules.account); // allowed, failures 1
  * ```
  */
@@ -108,7 +108,7 @@ export function loginGateCharge(state: LoginGateState | undefined, now: number, 
  * @returns The state to store.
  * @example
  * ```ts
- * import { defaultLoginGateRules, loginGateCharge, loginGateRefund } from '@tollgate/core';
+ * import { defaultLoginGateRules, loginGateCharge, loginGateRefund } from '@tollgate/core/license';
  * const charged = loginGateCharge(undefined, 0, defaultLoginGateRules.address);
  * loginGateRefund(charged.state, defaultLoginGateRules.address).failures; // 0
  * ```
@@ -143,7 +143,7 @@ function expandIpv6(address: string): number[] | undefined {
  * @returns The grouped address, or `undefined`.
  * @example
  * ```ts
- * import { loginGateAddress } from '@tollgate/core';
+ * import { loginGateAddress } from '@tollgate/core/license';
  * loginGateAddress('2001:db8::1'); // '2001:db8:0:0::/64'
  * loginGateAddress('::ffff:192.0.2.1'); // '192.0.2.1'
  * ```

@@ -56,7 +56,7 @@ const toState = (row: GateRow): LoginGateState => ({ failures: row.failures, las
  * @returns The store.
  * @example
  * ```ts
- * import { createSqlLoginGateStore, defaultLoginGateRules } from '@tollgate/core';
+ * import { createSqlLoginGateStore, defaultLoginGateRules } from '@tollgate/core/license';
  * const decision = await createSqlLoginGateStore(sql).charge(gateKey, nowSeconds, defaultLoginGateRules.account);
  * ```
  */

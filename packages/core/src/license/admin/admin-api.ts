@@ -43,7 +43,7 @@ export interface LicenseAdminApi {
  * @returns The route table and its operations.
  * @example
  * ```ts
- * import { createLicenseAdminApi, createSqlAuditLog } from '@tollgate/core';
+ * import { createLicenseAdminApi, createSqlAuditLog } from '@tollgate/core/license';
  * const admin = createLicenseAdminApi({ sql, masterKey, clock, audit: createSqlAuditLog(sql), tokenPrefix: 'tgla_', realm: 'tollgate-license' });
  * ```
  */

@@ -4,6 +4,7 @@ import { isHexId } from '../../crypto/random';
 import { utf8Decode, utf8Encode } from '../../crypto/utf8';
 import { AdminError } from '../../errors/admin';
 import type { SqlClient } from '../../storage/sql-client';
+import type { AdminCursorPosition, AdminPage } from '../model/page';
 
 /**
  * Validates an Admin body or query with a valibot schema, or refuses it with 400 `invalid_request`
@@ -16,7 +17,7 @@ import type { SqlClient } from '../../storage/sql-client';
  * @example
  * ```ts
  * import * as v from 'valibot';
- * import { parseAdminInput } from '@tollgate/core';
+ * import { parseAdminInput } from '@tollgate/core/license';
  * const { tier } = parseAdminInput(v.strictObject({ tier: v.string() }), request.body);
  * ```
  */
@@ -40,7 +41,7 @@ export function parseAdminInput<Schema extends v.GenericSchema>(schema: Schema, 
  * @throws AdminError `not_found`.
  * @example
  * ```ts
- * import { adminPathId } from '@tollgate/core';
+ * import { adminPathId } from '@tollgate/core/license';
  * const licenseId = adminPathId(call.params.licenseId, 'license');
  * ```
  */
@@ -49,18 +50,8 @@ export function adminPathId(value: string | undefined, what: string, bytes = 16)
   return value;
 }
 
-/** A page request: how many, and after which item. */
-export interface AdminPage {
-  readonly limit: number;
-  /** The position after which the page starts (decoded from `cursor`). */
-  readonly after: AdminCursorPosition | undefined;
-}
-
-/** A keyset position: the sort time in milliseconds and the id that breaks ties. */
-export interface AdminCursorPosition {
-  readonly at: number;
-  readonly id: string;
-}
+// The page types belong to the domain model's stores, which list with them; the Admin API parses them here.
+export type { AdminCursorPosition, AdminPage } from '../model/page';
 
 /** Page-size bounds of every Admin list (the spec leaves them open; docs/decisions.md). */
 export const adminPageSize = { default: 50, max: 200 } as const;
@@ -75,7 +66,7 @@ export const adminPageSize = { default: 50, max: 200 } as const;
  * @throws AdminError `invalid_request` for a bad limit or cursor.
  * @example
  * ```ts
- * import { parseAdminPage } from '@tollgate/core';
+ * import { parseAdminPage } from '@tollgate/core/license';
  * const page = parseAdminPage(call.query);
  * ```
  */
@@ -98,7 +89,7 @@ export function parseAdminPage(query: Readonly<Record<string, string>>, max: num
  * @returns The cursor.
  * @example
  * ```ts
- * import { encodeAdminCursor } from '@tollgate/core';
+ * import { encodeAdminCursor } from '@tollgate/core/license';
  * const next = encodeAdminCursor({ at: row.createdAt.getTime(), id: row.licenseId });
  * ```
  */
@@ -131,7 +122,7 @@ function decodeAdminCursor(cursor: string): AdminCursorPosition {
  * @returns The page items and the cursor of the next page (`null` on the last page).
  * @example
  * ```ts
- * import { pageOf } from '@tollgate/core';
+ * import { pageOf } from '@tollgate/core/license';
  * const { items, nextCursor } = pageOf(rows, page.limit, (row) => ({ at: row.createdAt.getTime(), id: row.id }));
  * ```
  */
@@ -163,7 +154,7 @@ function refuseText(text: string, where: string): void {
  * @throws AdminError `invalid_request` naming what was wrong.
  * @example
  * ```ts
- * import { assertAdminJson } from '@tollgate/core';
+ * import { assertAdminJson } from '@tollgate/core/license';
  * assertAdminJson(JSON.parse('{"count":1e400}'), {}); // throws invalid_request
  * ```
  */
@@ -200,7 +191,7 @@ export function assertAdminJson(body: unknown, query: Readonly<Record<string, st
  * @throws AdminError `not_found`.
  * @example
  * ```ts
- * import { requireVendorProduct } from '@tollgate/core';
+ * import { requireVendorProduct } from '@tollgate/core/license';
  * await requireVendorProduct(call.sql, call.actor.vendorId, filters.product_id);
  * ```
  */

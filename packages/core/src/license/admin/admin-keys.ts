@@ -37,7 +37,7 @@ export const licenseSubkeySalt = 'tollgate/license';
  * @throws TypeError when the master key is not 32 bytes or the label is empty.
  * @example
  * ```ts
- * import { deriveLicenseSubkey, licenseSubkeyLabels } from '@tollgate/core';
+ * import { deriveLicenseSubkey, licenseSubkeyLabels } from '@tollgate/core/license';
  * const sealKey = deriveLicenseSubkey(masterKey, licenseSubkeyLabels.epochKeySeal);
  * ```
  */
@@ -87,7 +87,7 @@ export const licenseSubkeyLabels = {
  * @throws TypeError when the master key is not 32 bytes.
  * @example
  * ```ts
- * import { deriveLicenseAdminKeys } from '@tollgate/core';
+ * import { deriveLicenseAdminKeys } from '@tollgate/core/license';
  * const keys = deriveLicenseAdminKeys(masterKey);
  * ```
  */

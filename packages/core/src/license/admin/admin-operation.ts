@@ -202,7 +202,7 @@ export const adminRevokeBodyLimit = 4 * 1024;
  * @returns The same operation, typed for a list of operations.
  * @example
  * ```ts
- * import { adminOperation } from '@tollgate/core';
+ * import { adminOperation } from '@tollgate/core/license';
  * const getLicense = adminOperation({ method: 'GET', path: '/licenses/:licenseId', scopes: ['licenses:rw'], kind: 'read',
  *   run: async (call) => ({ body: { license: { id: call.params.licenseId } } }) });
  * ```

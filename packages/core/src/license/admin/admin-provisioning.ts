@@ -83,7 +83,7 @@ async function insertToken(tx: SqlClient, context: AdminProvisioningContext, opt
  * @throws AdminError `not_found` when the vendor does not exist; `invalid_request` for no scopes or a label over 200 characters.
  * @example
  * ```ts
- * import { createAdminToken } from '@tollgate/core';
+ * import { createAdminToken } from '@tollgate/core/license';
  * const { token } = await createAdminToken(context, { vendorId, scopes: ['licenses:rw'] });
  * ```
  */
@@ -148,7 +148,7 @@ export function bootstrapVendor(context: AdminProvisioningContext, names: { vend
  * @throws AdminError `not_found` when the vendor does not exist; `invalid_request` for a bad name.
  * @example
  * ```ts
- * import { createProduct } from '@tollgate/core';
+ * import { createProduct } from '@tollgate/core/license';
  * const { productId } = await createProduct(context, { vendorId, name: 'Acme Viewer' });
  * ```
  */
@@ -176,7 +176,7 @@ export function createProduct(context: AdminProvisioningContext, options: { vend
  * @returns The records.
  * @example
  * ```ts
- * import { listAdminTokens } from '@tollgate/core';
+ * import { listAdminTokens } from '@tollgate/core/license';
  * const tokens = await listAdminTokens(context, vendorId);
  * ```
  */
@@ -202,7 +202,7 @@ export interface RevokedAdminToken {
  * @throws AdminError `not_found` when no such token exists.
  * @example
  * ```ts
- * import { revokeAdminToken } from '@tollgate/core';
+ * import { revokeAdminToken } from '@tollgate/core/license';
  * const { alreadyRevoked } = await revokeAdminToken(context, tokenId);
  * ```
  */

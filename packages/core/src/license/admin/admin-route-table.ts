@@ -71,7 +71,7 @@ const clientRequestIdPattern = /^[A-Za-z0-9._-]{1,64}$/;
  * @returns The route table (paths under `/v1/admin`).
  * @example
  * ```ts
- * import { createAdminRouteTable } from '@tollgate/core';
+ * import { createAdminRouteTable } from '@tollgate/core/license';
  * const table = createAdminRouteTable([...productOperations(deps)], { sql, tokens, journal, audit, clock, tokenHashKey, tokenPrefix: 'tgla_', realm: 'tollgate-license' });
  * ```
  */

@@ -80,7 +80,7 @@ function toRecord(row: TokenRow): AdminTokenRecord {
  * @returns The store.
  * @example
  * ```ts
- * import { createSqlAdminTokenStore } from '@tollgate/core';
+ * import { createSqlAdminTokenStore } from '@tollgate/core/license';
  * const tokens = createSqlAdminTokenStore(sql);
  * ```
  */

@@ -22,7 +22,7 @@ const secretPattern = /^[A-Za-z0-9_-]{43}$/;
  * @throws TypeError when it is not usable.
  * @example
  * ```ts
- * import { assertAdminTokenPrefix } from '@tollgate/core';
+ * import { assertAdminTokenPrefix } from '@tollgate/core/license';
  * assertAdminTokenPrefix('tgla_');
  * ```
  */
@@ -41,7 +41,7 @@ export function assertAdminTokenPrefix(prefix: string): string {
  * @returns The token, shown to the operator once and never stored.
  * @example
  * ```ts
- * import { mintAdminToken } from '@tollgate/core';
+ * import { mintAdminToken } from '@tollgate/core/license';
  * const token = mintAdminToken('tgla_'); // 48 characters
  * ```
  */
@@ -57,7 +57,7 @@ export function mintAdminToken(prefix: string, random: RandomSource = randomByte
  * @returns True for the prefix followed by 43 base64url characters.
  * @example
  * ```ts
- * import { isWellFormedAdminToken } from '@tollgate/core';
+ * import { isWellFormedAdminToken } from '@tollgate/core/license';
  * isWellFormedAdminToken('tgla_' + 'A'.repeat(43), 'tgla_'); // true
  * ```
  */
@@ -73,7 +73,7 @@ export function isWellFormedAdminToken(token: string, prefix: string): boolean {
  * @returns 64 hex digits.
  * @example
  * ```ts
- * import { adminTokenHash, deriveLicenseAdminKeys } from '@tollgate/core';
+ * import { adminTokenHash, deriveLicenseAdminKeys } from '@tollgate/core/license';
  * const hash = adminTokenHash(deriveLicenseAdminKeys(masterKey).tokenHash, token);
  * ```
  */

@@ -88,7 +88,7 @@ type JournalRow = { fingerprint: Uint8Array; status: number; sealed_answer: Uint
  * @returns The journal.
  * @example
  * ```ts
- * import { createSqlIdempotencyJournal, deriveLicenseAdminKeys } from '@tollgate/core';
+ * import { createSqlIdempotencyJournal, deriveLicenseAdminKeys } from '@tollgate/core/license';
  * const journal = createSqlIdempotencyJournal(sql, { sealKey: deriveLicenseAdminKeys(masterKey).answerSeal });
  * ```
  */

@@ -46,7 +46,7 @@ function alertView(product: ProductRecord, alertSigningRoot: Uint8Array | undefi
  * @returns The operations.
  * @example
  * ```ts
- * import { productOperations, createSqlVendorStore } from '@tollgate/core';
+ * import { productOperations, createSqlVendorStore } from '@tollgate/core/license';
  * const operations = productOperations(createSqlVendorStore);
  * ```
  */

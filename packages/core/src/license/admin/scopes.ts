@@ -4,7 +4,7 @@
  *
  * @example
  * ```ts
- * import { adminScopes } from '@tollgate/core';
+ * import { adminScopes } from '@tollgate/core/license';
  * adminScopes.includes('licenses:rw'); // true
  * ```
  */
@@ -35,7 +35,7 @@ export type AdminScope = (typeof adminScopes)[number];
  * @returns Whether it is one of {@link adminScopes}.
  * @example
  * ```ts
- * import { isAdminScope } from '@tollgate/core';
+ * import { isAdminScope } from '@tollgate/core/license';
  * isAdminScope('revoke'); // true
  * ```
  */
@@ -52,7 +52,7 @@ export function isAdminScope(value: unknown): value is AdminScope {
  * @returns True when satisfied.
  * @example
  * ```ts
- * import { scopeSatisfied } from '@tollgate/core';
+ * import { scopeSatisfied } from '@tollgate/core/license';
  * scopeSatisfied(['machines:rw'], 'machines:r'); // true
  * scopeSatisfied(['machines:r'], 'machines:rw'); // false
  * ```

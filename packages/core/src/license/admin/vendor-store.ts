@@ -73,7 +73,7 @@ const toVendor = (row: VendorRow): VendorRecord => ({ vendorId: row.vendor_id, n
  * @returns The store.
  * @example
  * ```ts
- * import { createSqlVendorStore } from '@tollgate/core';
+ * import { createSqlVendorStore } from '@tollgate/core/license';
  * const product = await createSqlVendorStore(sql).getProduct(vendorId, productId);
  * ```
  */

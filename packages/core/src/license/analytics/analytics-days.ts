@@ -8,7 +8,7 @@ const dayMs = 86_400_000;
  *
  * @example
  * ```ts
- * import { isAnalyticsDay } from '@tollgate/core';
+ * import { isAnalyticsDay } from '@tollgate/core/license';
  * isAnalyticsDay('2025-02-28'); // true
  * ```
  */
@@ -55,7 +55,7 @@ export type MetricGranularity = 'day' | 'week' | 'month';
  *
  * @example
  * ```ts
- * import { bucketStartOf } from '@tollgate/core';
+ * import { bucketStartOf } from '@tollgate/core/license';
  * bucketStartOf('2025-03-06', 'week'); // '2025-03-03' (a Monday)
  * ```
  */

@@ -32,7 +32,7 @@ type OutboxRow = {
  * @returns How many events were moved.
  * @example
  * ```ts
- * import { drainAnalyticsOutbox } from '@tollgate/core';
+ * import { drainAnalyticsOutbox } from '@tollgate/core/license';
  * const moved = await drainAnalyticsOutbox(sql, keys);
  * ```
  */

@@ -55,7 +55,7 @@ function refuse(message: string): never {
  * @throws AdminError `invalid_request` naming the field.
  * @example
  * ```ts
- * import { parseAnalyticsExportQuery } from '@tollgate/core';
+ * import { parseAnalyticsExportQuery } from '@tollgate/core/license';
  * const query = parseAnalyticsExportQuery({ from: '2025-03-01', to: '2025-03-07', format: 'csv' }, { maxRows: 100_000, maxDays: 92 });
  * ```
  */
@@ -109,7 +109,7 @@ async function page(sql: SqlClient, vendorId: string, query: AnalyticsExportQuer
  * @returns The cursor of the next response, or `null` when this response ends the export.
  * @example
  * ```ts
- * import { analyticsExportNextCursor } from '@tollgate/core';
+ * import { analyticsExportNextCursor } from '@tollgate/core/license';
  * const next = await analyticsExportNextCursor(sql, vendorId, query);
  * ```
  */
@@ -147,7 +147,7 @@ function jsonLine(row: EventRow): string {
  * @returns Chunks of text.
  * @example
  * ```ts
- * import { analyticsExportChunks } from '@tollgate/core';
+ * import { analyticsExportChunks } from '@tollgate/core/license';
  * for await (const chunk of analyticsExportChunks(sql, vendorId, query)) write(chunk);
  * ```
  */

@@ -23,7 +23,7 @@ export interface AnalyticsKeys {
  * @returns The keys.
  * @example
  * ```ts
- * import { deriveAnalyticsKeys } from '@tollgate/core';
+ * import { deriveAnalyticsKeys } from '@tollgate/core/license';
  * const keys = deriveAnalyticsKeys(masterKey);
  * ```
  */
@@ -45,7 +45,7 @@ export type PseudonymKind = 'device' | 'license';
  * @returns 64 hex characters.
  * @example
  * ```ts
- * import { analyticsPseudonym, deriveAnalyticsKeys } from '@tollgate/core';
+ * import { analyticsPseudonym, deriveAnalyticsKeys } from '@tollgate/core/license';
  * const device = analyticsPseudonym(deriveAnalyticsKeys(masterKey), 'device', machineId);
  * ```
  */

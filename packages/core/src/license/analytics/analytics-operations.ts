@@ -33,7 +33,7 @@ const definitionsBody = Object.freeze({
  * @returns The operations.
  * @example
  * ```ts
- * import { analyticsOperations } from '@tollgate/core';
+ * import { analyticsOperations } from '@tollgate/core/license';
  * const operations = analyticsOperations({ kAnonymityThreshold: 5, metricLimits: { maxDays: 400, maxSeries: 500 }, exportLimits: { maxRows: 100_000, maxDays: 92 } });
  * ```
  */

@@ -28,7 +28,7 @@ function closed(value: string, list: readonly string[], aliases: Readonly<Record
  * @returns `<os>-<arch>` from the closed lists, or `null`.
  * @example
  * ```ts
- * import { analyticsPlatformOf } from '@tollgate/core';
+ * import { analyticsPlatformOf } from '@tollgate/core/license';
  * analyticsPlatformOf('Darwin-aarch64'); // 'macos-arm64'
  * analyticsPlatformOf('os123-x64'); // 'other-x64'
  * ```

@@ -141,7 +141,7 @@ async function rollupTelemetry(tx: SqlClient, day: string, bounds: [Date, Date])
  * @returns The day's event and block counts.
  * @example
  * ```ts
- * import { rollupAnalyticsDay } from '@tollgate/core';
+ * import { rollupAnalyticsDay } from '@tollgate/core/license';
  * await rollupAnalyticsDay(sql, '2025-03-01', new Date());
  * ```
  */
@@ -178,7 +178,7 @@ export const analyticsSettledAfterFailures = 3;
  * @returns `YYYY-MM-DD` or `null`.
  * @example
  * ```ts
- * import { analyticsRolledUpThrough } from '@tollgate/core';
+ * import { analyticsRolledUpThrough } from '@tollgate/core/license';
  * const through = await analyticsRolledUpThrough(sql); // '2025-03-01'
  * ```
  */

@@ -1,5 +1,5 @@
 import type { SqlClient } from '../../storage/sql-client';
-import type { ErasureScanBudget, MachineErasureStep } from '../admin/machines/machine-erasure';
+import type { ErasureScanBudget, MachineErasureStep } from '../model/machines/machine-erasure';
 import { analyticsPseudonym, type AnalyticsKeys } from './analytics-keys';
 
 /** One raw detail event of a data subject, as a DSR export names it. */
@@ -46,7 +46,7 @@ const columns = 'kind, occurred_at, product_id, policy_id, tier, release_id, app
  * @returns The events, JSON-ready.
  * @example
  * ```ts
- * import { deriveAnalyticsKeys, exportAnalyticsEvents } from '@tollgate/core';
+ * import { deriveAnalyticsKeys, exportAnalyticsEvents } from '@tollgate/core/license';
  * const { events, truncated } = await exportAnalyticsEvents(sql, deriveAnalyticsKeys(masterKey), { machineId });
  * ```
  */
@@ -105,7 +105,7 @@ async function countMachineEvents(sql: SqlClient, keys: AnalyticsKeys, machineId
  * @returns The step.
  * @example
  * ```ts
- * import { analyticsEventErasure, deriveAnalyticsKeys, machineErasureSteps } from '@tollgate/core';
+ * import { analyticsEventErasure, deriveAnalyticsKeys, machineErasureSteps } from '@tollgate/core/license';
  * const steps = [analyticsEventErasure(deriveAnalyticsKeys(masterKey)), ...machineErasureSteps];
  * ```
  */
@@ -137,7 +137,7 @@ export function analyticsEventErasure(keys: AnalyticsKeys): MachineErasureStep {
  * @returns Rows removed.
  * @example
  * ```ts
- * import { eraseLicenseAnalyticsEvents } from '@tollgate/core';
+ * import { eraseLicenseAnalyticsEvents } from '@tollgate/core/license';
  * const removed = await eraseLicenseAnalyticsEvents(tx, keys, licenseId);
  * ```
  */

@@ -29,7 +29,7 @@ export const hllRelativeStandardError = 1.04 / Math.sqrt(registerCount);
  *
  * @example
  * ```ts
- * import { HyperLogLog } from '@tollgate/core';
+ * import { HyperLogLog } from '@tollgate/core/license';
  * const sketch = new HyperLogLog();
  * sketch.addHash(pseudonymBytes);
  * const devices = sketch.estimate();

@@ -31,7 +31,7 @@ const t1Dimensions = ['product_id'] as const;
  *
  * @example
  * ```ts
- * import { analyticsMetricCatalog } from '@tollgate/core';
+ * import { analyticsMetricCatalog } from '@tollgate/core/license';
  * const ids = analyticsMetricCatalog.map((metric) => metric.id);
  * ```
  */

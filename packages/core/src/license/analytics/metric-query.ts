@@ -52,7 +52,7 @@ function refuse(message: string): never {
  * @throws AdminError `invalid_request` naming the field.
  * @example
  * ```ts
- * import { parseMetricQuery } from '@tollgate/core';
+ * import { parseMetricQuery } from '@tollgate/core/license';
  * const query = parseMetricQuery({ ids: 'activations,active_devices', from: '2025-03-01', to: '2025-03-31', granularity: 'week', group_by: 'tier' });
  * ```
  */
@@ -257,7 +257,7 @@ async function seriesOf(sql: SqlClient, vendorId: string, metric: MetricDefiniti
  * @throws AdminError `invalid_request` when a metric would answer more than `maxSeries` series.
  * @example
  * ```ts
- * import { parseMetricQuery, queryMetricSeries } from '@tollgate/core';
+ * import { parseMetricQuery, queryMetricSeries } from '@tollgate/core/license';
  * const answer = await queryMetricSeries(sql, vendorId, parseMetricQuery(call.query), { kAnonymityThreshold: 5 });
  * ```
  */

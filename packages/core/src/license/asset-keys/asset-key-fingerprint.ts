@@ -13,7 +13,8 @@ export const assetKeyFingerprintLabel = 'tollgate/license/v1/asset-kek-fingerpri
  * @returns 16 bytes.
  * @example
  * ```ts
- * import { assetKeyFingerprint, hexEncode } from '@tollgate/core';
+ * import { hexEncode } from '@tollgate/core';
+ * import { assetKeyFingerprint } from '@tollgate/core/license';
  * hexEncode(assetKeyFingerprint(key)); // 32 hex digits
  * ```
  */
@@ -32,7 +33,7 @@ export function assetKeyFingerprint(key: Uint8Array): Uint8Array {
  * @returns The hex fingerprint.
  * @example
  * ```ts
- * import { assetKeyFingerprintHex } from '@tollgate/core';
+ * import { assetKeyFingerprintHex } from '@tollgate/core/license';
  * const shown = assetKeyFingerprintHex(key);
  * ```
  */

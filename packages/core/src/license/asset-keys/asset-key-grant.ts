@@ -19,7 +19,7 @@ import { wrapAssetKeys, type AssetKeyWrapContext } from './asset-key-wrap';
  * @returns The block, or `undefined`.
  * @example
  * ```ts
- * import { grantAssetKeys } from '@tollgate/core';
+ * import { grantAssetKeys } from '@tollgate/core/license';
  * const assetKeys = await grantAssetKeys(context.assetKeys, tx, { releaseId, features, deviceKemKey: () => request.deviceKemKey, context: wrapContext });
  * ```
  */

@@ -7,7 +7,7 @@ import { AdminError } from '../../errors/admin';
 import type { SqlClient } from '../../storage/sql-client';
 import { pageOf, parseAdminInput, parseAdminPage, requireVendorProduct } from '../admin/admin-input';
 import { adminOperation, type AdminCall, type AdminOperation } from '../admin/admin-operation';
-import { catalogItemIdPattern, catalogItemIdSchema, hexProductIdSchema, timeOrderedPage } from '../admin/catalog/catalog-schemas';
+import { catalogItemIdPattern, catalogItemIdSchema, hexProductIdSchema, timeOrderedPage } from '../model/catalog/catalog-schemas';
 import { requireRelease } from '../releases/release-access';
 import { announceReleaseChange } from '../releases/release-changes';
 import { createSqlReleaseStore } from '../releases/release-store';
@@ -166,7 +166,7 @@ const deleteOperation = (deps: AssetKeyOperationsDeps) =>
  * @returns The operations.
  * @example
  * ```ts
- * import { assetKeyOperations } from '@tollgate/core';
+ * import { assetKeyOperations } from '@tollgate/core/license';
  * const operations = assetKeyOperations({ sql, masterKey });
  * ```
  */

@@ -10,7 +10,7 @@ import { deriveLicenseSubkey, licenseSubkeyLabels } from '../admin/admin-keys';
  *
  * @example
  * ```ts
- * import { assetKeySealSubkeyLabel, deriveLicenseSubkey } from '@tollgate/core';
+ * import { assetKeySealSubkeyLabel, deriveLicenseSubkey } from '@tollgate/core/license';
  * const sealKey = deriveLicenseSubkey(masterKey, assetKeySealSubkeyLabel);
  * ```
  */
@@ -37,7 +37,7 @@ function associatedData(releaseId: string, featureId: string): Uint8Array {
  * @returns The 32-byte subkey.
  * @example
  * ```ts
- * import { deriveAssetKeySealKey } from '@tollgate/core';
+ * import { deriveAssetKeySealKey } from '@tollgate/core/license';
  * const sealKey = deriveAssetKeySealKey(masterKey);
  * ```
  */
@@ -56,7 +56,7 @@ export function deriveAssetKeySealKey(masterKey: Uint8Array): Uint8Array {
  * @returns 73 bytes.
  * @example
  * ```ts
- * import { deriveAssetKeySealKey, sealAssetKey } from '@tollgate/core';
+ * import { deriveAssetKeySealKey, sealAssetKey } from '@tollgate/core/license';
  * const sealed = sealAssetKey(deriveAssetKeySealKey(masterKey), { releaseId, featureId }, key);
  * ```
  */
@@ -81,7 +81,7 @@ export function sealAssetKey(sealKey: Uint8Array, target: { releaseId: string; f
  * @throws {@link CryptoError} `invalid_key` for another master key, altered bytes, another row, or an unknown version.
  * @example
  * ```ts
- * import { openAssetKey } from '@tollgate/core';
+ * import { openAssetKey } from '@tollgate/core/license';
  * const key = openAssetKey(sealKey, { releaseId, featureId }, row.sealed_key);
  * ```
  */

@@ -34,7 +34,7 @@ export const assetKeyCacheTtlMs = 60_000;
  * @returns The source.
  * @example
  * ```ts
- * import { createAssetKeySource } from '@tollgate/core';
+ * import { createAssetKeySource } from '@tollgate/core/license';
  * const assetKeys = createAssetKeySource({ sql, masterKey, clock });
  * const keys = await assetKeys.keysFor(sql, releaseId, entitlements.features);
  * ```

@@ -52,7 +52,7 @@ function recordOf(row: Row): AssetKekRecord {
  * @returns The view.
  * @example
  * ```ts
- * import { assetKekView } from '@tollgate/core';
+ * import { assetKekView } from '@tollgate/core/license';
  * return { body: { asset_kek: assetKekView(record) } };
  * ```
  */
@@ -86,7 +86,7 @@ export interface AssetKekStore {
  * @returns The store.
  * @example
  * ```ts
- * import { createSqlAssetKekStore } from '@tollgate/core';
+ * import { createSqlAssetKekStore } from '@tollgate/core/license';
  * const kek = await createSqlAssetKekStore(sql).get(vendorId, releaseId, 'export.pdf');
  * ```
  */

@@ -98,7 +98,8 @@ export const wrappedAssetKeysSpec: CborRecordSpec<WrappedAssetKeys> = cborRecord
  * @throws ArtifactError `bad_encoding` or `invalid_payload`.
  * @example
  * ```ts
- * import { decodeWrappedAssetKeys, hexDecode } from '@tollgate/core';
+ * import { hexDecode } from '@tollgate/core';
+ * import { decodeWrappedAssetKeys } from '@tollgate/core/license';
  * const block = decodeWrappedAssetKeys(hexDecode(vector.block.encoded));
  * ```
  */

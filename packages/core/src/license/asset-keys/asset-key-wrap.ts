@@ -46,7 +46,7 @@ export type AssetKeyCarrier =
  * @returns The context.
  * @example
  * ```ts
- * import { assetKeyWrapContext } from '@tollgate/core';
+ * import { assetKeyWrapContext } from '@tollgate/core/license';
  * const context = assetKeyWrapContext('validation-ticket', 'acme-editor', ticket);
  * ```
  */
@@ -66,7 +66,7 @@ export function assetKeyWrapContext(kind: AssetKeyCarrierKind, productId: string
  * @returns The bytes.
  * @example
  * ```ts
- * import { assetKeyWrapAad } from '@tollgate/core';
+ * import { assetKeyWrapAad } from '@tollgate/core/license';
  * const aad = assetKeyWrapAad(context, block, block.keys[0]);
  * ```
  */
@@ -114,7 +114,7 @@ function wrapKey(sharedSecret: Uint8Array, ephemeralPublicKey: Uint8Array, devic
  * @throws {@link CryptoError} `invalid_key` for a malformed or low-order device key.
  * @example
  * ```ts
- * import { wrapAssetKeys } from '@tollgate/core';
+ * import { wrapAssetKeys } from '@tollgate/core/license';
  * const block = wrapAssetKeys({ deviceKemKey, context, releaseId, keys: new Map([['export.pdf', key]]) });
  * ```
  */
@@ -162,7 +162,7 @@ export function wrapAssetKeys(
  *   `invalid_key` when the wrap does not open.
  * @example
  * ```ts
- * import { assetKeyWrapContext, unwrapAssetKey } from '@tollgate/core';
+ * import { assetKeyWrapContext, unwrapAssetKey } from '@tollgate/core/license';
  * const key = unwrapAssetKey({ block: ticket.assetKeys!, context: assetKeyWrapContext('validation-ticket', productId, ticket), feature: 'export.pdf', kemPrivateKey });
  * ```
  */

@@ -91,7 +91,7 @@ export function sealAsset(input: { key: Uint8Array; productId: string; releaseId
  * @throws {@link CryptoError} `invalid_argument` when the bytes are not a sealed asset.
  * @example
  * ```ts
- * import { readSealedAssetHeader } from '@tollgate/core';
+ * import { readSealedAssetHeader } from '@tollgate/core/license';
  * const { header } = readSealedAssetHeader(bytes);
  * ```
  */
@@ -119,7 +119,7 @@ export function readSealedAssetHeader(sealed: Uint8Array): { header: SealedAsset
  *   another key or altered bytes.
  * @example
  * ```ts
- * import { openSealedAsset } from '@tollgate/core';
+ * import { openSealedAsset } from '@tollgate/core/license';
  * const { asset } = openSealedAsset(bytes, key);
  * ```
  */

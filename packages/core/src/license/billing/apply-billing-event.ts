@@ -5,8 +5,8 @@ import type { AdminCall } from '../admin/admin-operation';
 import type { AuditLog } from '../admin/audit/audit-log';
 import type { AdminRevocationDeps } from '../admin/licenses/admin-revocation';
 import { licenseRevokeOperation } from '../admin/licenses/license-revoke-operation';
-import { createSqlLicenseStore } from '../admin/licenses/license-store';
-import { createSqlSubscriptionStore, type SubscriptionRecord } from '../admin/licenses/subscription-store';
+import { createSqlLicenseStore } from '../model/licenses/license-store';
+import { createSqlSubscriptionStore, type SubscriptionRecord } from '../model/licenses/subscription-store';
 import type { BillingEvent } from './billing-event';
 import { mapNewSubscription } from './map-subscription';
 
@@ -47,7 +47,7 @@ const reversalReason = { refund: 5, chargeback: 4 } as const;
  * @returns The license's new `expires_at`.
  * @example
  * ```ts
- * import { billingAccessUntil } from '@tollgate/core';
+ * import { billingAccessUntil } from '@tollgate/core/license';
  * const expiresAt = billingAccessUntil(event, 7 * 86_400);
  * ```
  */

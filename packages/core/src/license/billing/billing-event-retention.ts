@@ -13,7 +13,7 @@ import type { SqlClient } from '../../storage/sql-client';
  * @returns How many rows it deleted.
  * @example
  * ```ts
- * import { purgeProcessedBillingEvents } from '@tollgate/core';
+ * import { purgeProcessedBillingEvents } from '@tollgate/core/license';
  * await purgeProcessedBillingEvents(sql, new Date(Date.now() - 30 * 86_400_000));
  * ```
  */

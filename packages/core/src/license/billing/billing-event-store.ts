@@ -86,7 +86,7 @@ export interface BillingEventStore {
  * @returns The store.
  * @example
  * ```ts
- * import { createSqlBillingEventStore } from '@tollgate/core';
+ * import { createSqlBillingEventStore } from '@tollgate/core/license';
  * const accepted = await createSqlBillingEventStore(sql).accept(event, new Date());
  * ```
  */

@@ -1,4 +1,4 @@
-import type { SubscriptionStatus } from '../admin/licenses/subscription-store';
+import type { SubscriptionStatus } from '../model/licenses/subscription-store';
 import type { WebhookProvider } from './webhook-signature';
 
 /**

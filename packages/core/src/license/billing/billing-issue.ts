@@ -1,8 +1,8 @@
 import { randomBytes, randomId, type RandomSource } from '../../crypto/random';
 import type { SqlClient } from '../../storage/sql-client';
-import { generateLicenseKey, hashLicenseKey, licenseKeyHint } from '../admin/licenses/license-key';
-import type { LicenseRecord } from '../admin/licenses/license-record';
-import { createSqlLicenseStore } from '../admin/licenses/license-store';
+import { generateLicenseKey, hashLicenseKey, licenseKeyHint } from '../model/licenses/license-key';
+import type { LicenseRecord } from '../model/licenses/license-record';
+import { createSqlLicenseStore } from '../model/licenses/license-store';
 
 /** Why a subscription could not get a license issued (the event is processed as `unmapped`). */
 export type BillingIssueRefusal = 'policy_not_found' | 'account_not_found' | 'account_revoked';

@@ -60,7 +60,7 @@ const noStore: Middleware = async (_request, next) => {
  * @returns The route table to mount under {@link billingWebhookPrefix}.
  * @example
  * ```ts
- * import { billingWebhookRoutes } from '@tollgate/core';
+ * import { billingWebhookRoutes } from '@tollgate/core/license';
  * const table = billingWebhookRoutes({ sql, clock, secrets: { stripe: ['whsec_…'], paddle: [], lemonsqueezy: [] } });
  * ```
  */

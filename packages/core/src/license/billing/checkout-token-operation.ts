@@ -47,7 +47,7 @@ export const checkoutTokenRequestSchema = v.strictObject(
  * @returns The operation.
  * @example
  * ```ts
- * import { billingCheckoutTokenLabel, checkoutTokenOperation, deriveLicenseSubkey } from '@tollgate/core';
+ * import { billingCheckoutTokenLabel, checkoutTokenOperation, deriveLicenseSubkey } from '@tollgate/core/license';
  * const operation = checkoutTokenOperation({ checkoutTokenKey: deriveLicenseSubkey(masterKey, billingCheckoutTokenLabel) });
  * ```
  */

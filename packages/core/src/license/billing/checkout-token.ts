@@ -49,7 +49,7 @@ function mac(key: Uint8Array, body: string): string {
  * @returns The token.
  * @example
  * ```ts
- * import { deriveLicenseSubkey, billingCheckoutTokenLabel, signCheckoutToken } from '@tollgate/core';
+ * import { deriveLicenseSubkey, billingCheckoutTokenLabel, signCheckoutToken } from '@tollgate/core/license';
  * const token = signCheckoutToken(deriveLicenseSubkey(masterKey, billingCheckoutTokenLabel), claims);
  * ```
  */

@@ -32,4 +32,4 @@ export {
   type WebhookSignatureCheck,
   type WebhookSignatureFailure,
 } from './webhook-signature';
-export type { SubscriptionInput } from '../admin/licenses/subscription-store';
+export type { SubscriptionInput } from '../model/licenses/subscription-store';

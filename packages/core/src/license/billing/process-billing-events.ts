@@ -48,7 +48,7 @@ export type ProcessedBillingEvent =
  * @returns What each handled event came to.
  * @example
  * ```ts
- * import { processDueBillingEvents } from '@tollgate/core';
+ * import { processDueBillingEvents } from '@tollgate/core/license';
  * const handled = await processDueBillingEvents({ sql, clock, audit, revocation, licenseKeyHashKey, dunningGraceSeconds: 7 * 86_400 });
  * ```
  */

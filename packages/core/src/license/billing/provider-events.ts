@@ -1,7 +1,7 @@
 import { hexEncode } from '../../crypto/hex';
 import { sha256 } from '../../crypto/hash';
 import { parseJsonWithUniqueKeys } from '../../json';
-import type { SubscriptionStatus } from '../admin/licenses/subscription-store';
+import type { SubscriptionStatus } from '../model/licenses/subscription-store';
 import { idOf, isoOf, mappingOf, objectOf, secondsOf, subscriptionEffect, type BillingEvent, type BillingEventParse } from './billing-event';
 import type { WebhookProvider } from './webhook-signature';
 
@@ -204,7 +204,7 @@ function lemonEventId(meta: Json, data: Json, body: Uint8Array): string {
  * @returns The event, `ignored` with its type, or `malformed` with a message.
  * @example
  * ```ts
- * import { parseBillingEvent } from '@tollgate/core';
+ * import { parseBillingEvent } from '@tollgate/core/license';
  * const parsed = parseBillingEvent('paddle', rawBody);
  * if (parsed.kind === 'event') await enqueue(parsed.event);
  * ```

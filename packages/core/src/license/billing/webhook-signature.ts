@@ -96,7 +96,7 @@ function concat(prefix: string, body: Uint8Array): Uint8Array {
  * @returns `{ ok: true }` or the reason of the refusal.
  * @example
  * ```ts
- * import { verifyWebhookSignature } from '@tollgate/core';
+ * import { verifyWebhookSignature } from '@tollgate/core/license';
  * const check = verifyWebhookSignature('stripe', request.headers, request.body, ['whsec_…'], Math.floor(Date.now() / 1000));
  * if (!check.ok) refuse(check.reason);
  * ```

@@ -39,7 +39,7 @@ export interface BuildVerdict {
  * @throws LicenseClientError 1007 or 1009.
  * @example
  * ```ts
- * import { judgeBuild } from '@tollgate/core';
+ * import { judgeBuild } from '@tollgate/core/license';
  * const build = await judgeBuild(deps.releaseGate, productId, request.clientInfo, { refuseRevoked: true });
  * ```
  */
@@ -78,7 +78,7 @@ export async function judgeBuild(gate: ReleaseGate | undefined, productId: strin
  * @returns The signed envelope and the epoch signer that signed it.
  * @example
  * ```ts
- * import { signMachineCredential } from '@tollgate/core';
+ * import { signMachineCredential } from '@tollgate/core/license';
  * const { envelope } = await signMachineCredential(context, tx, { license, standing, machineId, request, build, offline: false, now });
  * ```
  */

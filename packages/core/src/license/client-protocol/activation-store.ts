@@ -1,7 +1,7 @@
 import type { SqlClient } from '../../storage/sql-client';
-import { policyDocument, type PolicyDocument } from '../admin/policies/policy-document';
-import type { PolicyVersionScope } from '../admin/policies/policy-document';
-import type { EntitlementOverrides, LicenseStatus } from '../admin/licenses/license-record';
+import { policyDocument, type PolicyDocument } from '../model/policies/policy-document';
+import type { PolicyVersionScope } from '../model/policies/policy-document';
+import type { EntitlementOverrides, LicenseStatus } from '../model/licenses/license-record';
 
 /** A license as activation reads it, under its row lock, with its policy. */
 export interface ActivationLicense {
@@ -63,7 +63,7 @@ function toLicense(row: LicenseRow): ActivationLicense {
  * @returns The license id.
  * @example
  * ```ts
- * import { findLicenseIdByKey } from '@tollgate/core';
+ * import { findLicenseIdByKey } from '@tollgate/core/license';
  * const licenseId = await findLicenseIdByKey(sql, keyHash, productId);
  * ```
  */
@@ -84,7 +84,7 @@ export async function findLicenseIdByKey(sql: SqlClient, keyHash: string, produc
  * @returns The licenses, in id order (missing ones left out).
  * @example
  * ```ts
- * import { lockActivationLicenses } from '@tollgate/core';
+ * import { lockActivationLicenses } from '@tollgate/core/license';
  * const [license] = await lockActivationLicenses(tx, [licenseId]);
  * ```
  */
@@ -113,7 +113,7 @@ export interface ActivationAccount {
  * @returns The account, or `undefined` when it is gone or revoked.
  * @example
  * ```ts
- * import { lockActivationAccount } from '@tollgate/core';
+ * import { lockActivationAccount } from '@tollgate/core/license';
  * const account = await lockActivationAccount(tx, identity.accountId, productId);
  * ```
  */
@@ -167,7 +167,7 @@ export type SeatOutcome =
  * @returns Reused, taken, or full.
  * @example
  * ```ts
- * import { takeSeat } from '@tollgate/core';
+ * import { takeSeat } from '@tollgate/core/license';
  * const seat = await takeSeat(tx, license, device, { machineId: randomId(), now });
  * ```
  */
@@ -228,7 +228,7 @@ export async function takeSeat(
  * @returns The license holding it, if any.
  * @example
  * ```ts
- * import { accountLicenseOfDevice } from '@tollgate/core';
+ * import { accountLicenseOfDevice } from '@tollgate/core/license';
  * const licenseId = await accountLicenseOfDevice(tx, account.licenseIds, fingerprintHash);
  * ```
  */

@@ -2,7 +2,7 @@ import { reportSuspicion, suspiciousRefusal } from './suspicion-notices';
 import { randomId } from '../../crypto/random';
 import { LicenseClientError } from '../../errors/license-client';
 import type { SqlClient } from '../../storage/sql-client';
-import { hashLicenseKey } from '../admin/licenses/license-key';
+import { hashLicenseKey } from '../model/licenses/license-key';
 import type { ActivationRequest } from '../requests/activation-request';
 import { judgeBuild, signMachineCredential, type BuildVerdict } from './activation-credential';
 import { accountLicenseOfDevice, findLicenseIdByKey, lockActivationAccount, lockActivationLicenses, takeSeat, type ActivationAccount, type ActivationLicense } from './activation-store';
@@ -151,7 +151,7 @@ async function spendDeviceKeyNonce(context: ClientProtocolContext, tx: SqlClient
  * @throws LicenseClientError with the spec's codes.
  * @example
  * ```ts
- * import { activateDevice, clientProtocolContext } from '@tollgate/core';
+ * import { activateDevice, clientProtocolContext } from '@tollgate/core/license';
  * const answer = await activateDevice(clientProtocolContext(deps), { route: 'activate', clientRequest, idempotencyKey, remoteAddress });
  * ```
  */

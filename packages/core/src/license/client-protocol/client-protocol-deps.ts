@@ -38,7 +38,7 @@ export interface ClientRateLimits {
  *
  * @example
  * ```ts
- * import { defaultClientRateLimits } from '@tollgate/core';
+ * import { defaultClientRateLimits } from '@tollgate/core/license';
  * const limits = { ...defaultClientRateLimits, perLicense: { limit: 600, windowMs: 60_000 } };
  * ```
  */
@@ -126,7 +126,7 @@ export const deviceFingerprintLabel = 'device-fingerprint';
  * @returns The subkeys.
  * @example
  * ```ts
- * import { deriveClientProtocolKeys } from '@tollgate/core';
+ * import { deriveClientProtocolKeys } from '@tollgate/core/license';
  * const { fingerprintHash } = deriveClientProtocolKeys(masterKey);
  * ```
  */
@@ -145,7 +145,7 @@ export function deriveClientProtocolKeys(masterKey: Uint8Array): ClientProtocolK
  * @returns 64 lowercase hex digits.
  * @example
  * ```ts
- * import { deriveClientProtocolKeys, hashDeviceFingerprint } from '@tollgate/core';
+ * import { deriveClientProtocolKeys, hashDeviceFingerprint } from '@tollgate/core/license';
  * const stored = hashDeviceFingerprint(deriveClientProtocolKeys(masterKey), request.fingerprint);
  * ```
  */
@@ -164,7 +164,7 @@ export function hashDeviceFingerprint(keys: ClientProtocolKeys, fingerprint: Uin
  * @throws LicenseClientError 5000 (503).
  * @example
  * ```ts
- * import { clientArtifactSigner } from '@tollgate/core';
+ * import { clientArtifactSigner } from '@tollgate/core/license';
  * const signer = clientArtifactSigner(deps.signingEpochs(), productId, now);
  * ```
  */
@@ -194,7 +194,7 @@ function unavailableSigner(error: unknown): unknown {
  * @throws LicenseClientError 5000 (503).
  * @example
  * ```ts
- * import { signClientArtifact } from '@tollgate/core';
+ * import { signClientArtifact } from '@tollgate/core/license';
  * const { envelope } = await signClientArtifact(deps.signingEpochs(), 'kill-order', order, { productId, now });
  * ```
  */
@@ -235,7 +235,7 @@ export interface ClientProtocolContext extends ClientProtocolDeps {
  * @returns The context the services take.
  * @example
  * ```ts
- * import { clientProtocolContext } from '@tollgate/core';
+ * import { clientProtocolContext } from '@tollgate/core/license';
  * const context = clientProtocolContext({ sql, clock, masterKey, audit, signingEpochs: () => trust.signingEpochs() });
  * ```
  */

@@ -65,7 +65,7 @@ function activationRoute(
  * @returns The routes.
  * @example
  * ```ts
- * import { clientProtocolRoutes, createSqlAuditLog } from '@tollgate/core';
+ * import { clientProtocolRoutes, createSqlAuditLog } from '@tollgate/core/license';
  * const routes = clientProtocolRoutes({ sql, clock, masterKey, audit: createSqlAuditLog(sql), signingEpochs: () => trust.signingEpochs() });
  * ```
  */

@@ -33,7 +33,7 @@ const perInstanceAddressRoutes: ReadonlySet<RateLimitedClientRoute> = new Set(['
  * @returns What to spend.
  * @example
  * ```ts
- * import { clientBudget } from '@tollgate/core';
+ * import { clientBudget } from '@tollgate/core/license';
  * const budget = clientBudget(context, 'validate', { licenseId });
  * ```
  */
@@ -60,7 +60,7 @@ export function clientBudget<Route extends RateLimitedClientRoute>(
  * @returns The error to throw.
  * @example
  * ```ts
- * import { budgetRefusal } from '@tollgate/core';
+ * import { budgetRefusal } from '@tollgate/core/license';
  * if (!decision.allowed) throw budgetRefusal(decision, false);
  * ```
  */
@@ -82,7 +82,7 @@ export function budgetRefusal(decision: RateLimitDecision, byAddress: boolean): 
  * @throws LicenseClientError 1005.
  * @example
  * ```ts
- * import { spendClientBudget } from '@tollgate/core';
+ * import { spendClientBudget } from '@tollgate/core/license';
  * await spendClientBudget(deps, 'validate', { address: request.remoteAddress });
  * ```
  */

@@ -30,7 +30,7 @@ export type ClientIdempotencyLookup =
  * @returns The lookup.
  * @example
  * ```ts
- * import { lookupClientIdempotency } from '@tollgate/core';
+ * import { lookupClientIdempotency } from '@tollgate/core/license';
  * const found = await lookupClientIdempotency(sql, slot, now);
  * ```
  */
@@ -52,7 +52,7 @@ export async function lookupClientIdempotency(sql: SqlClient, slot: ClientIdempo
  * @param slot - The request's slot.
  * @example
  * ```ts
- * import { lockClientIdempotencySlot } from '@tollgate/core';
+ * import { lockClientIdempotencySlot } from '@tollgate/core/license';
  * await sql.transaction(async (tx) => { await lockClientIdempotencySlot(tx, slot); … });
  * ```
  */
@@ -73,7 +73,7 @@ export async function lockClientIdempotencySlot(tx: SqlClient, slot: ClientIdemp
  * @param times - Now and when the answer stops being replayed.
  * @example
  * ```ts
- * import { storeClientIdempotency } from '@tollgate/core';
+ * import { storeClientIdempotency } from '@tollgate/core/license';
  * await storeClientIdempotency(tx, slot, { machineId, status: 200, body }, { now, expiresAt });
  * ```
  */
@@ -105,7 +105,7 @@ export async function storeClientIdempotency(
  * @returns Whether the nonce was fresh.
  * @example
  * ```ts
- * import { spendClientNonce } from '@tollgate/core';
+ * import { spendClientNonce } from '@tollgate/core/license';
  * if (!(await spendClientNonce(sql, machineIdBytes, request.nonce, expiresAt))) throw refusedCredential();
  * ```
  */
@@ -125,7 +125,7 @@ export async function spendClientNonce(sql: SqlClient, scope: Uint8Array, nonce:
  * @returns Rows deleted.
  * @example
  * ```ts
- * import { purgeClientProtocolRecords } from '@tollgate/core';
+ * import { purgeClientProtocolRecords } from '@tollgate/core/license';
  * const deleted = await purgeClientProtocolRecords(sql, new Date());
  * ```
  */

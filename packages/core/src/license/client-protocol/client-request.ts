@@ -29,7 +29,7 @@ export interface ClientRequest<Kind extends DeviceRequestKind> {
  * @returns The error to throw.
  * @example
  * ```ts
- * import { refusedCredential } from '@tollgate/core';
+ * import { refusedCredential } from '@tollgate/core/license';
  * throw refusedCredential(403);
  * ```
  */
@@ -47,7 +47,7 @@ export function refusedCredential(status: 401 | 403 = 401): LicenseClientError {
  * @throws LicenseClientError 1004 or 1000.
  * @example
  * ```ts
- * import { decodeClientRequest } from '@tollgate/core';
+ * import { decodeClientRequest } from '@tollgate/core/license';
  * const { request } = decodeClientRequest('heartbeat-request', httpRequest.body);
  * ```
  */
@@ -75,7 +75,7 @@ export function decodeClientRequest<Kind extends DeviceRequestKind>(kind: Kind, 
  * @returns The Sig_structure bytes.
  * @example
  * ```ts
- * import { requestProofMessage } from '@tollgate/core';
+ * import { requestProofMessage } from '@tollgate/core/license';
  * const message = requestProofMessage('validate-request', productId, map);
  * ```
  */
@@ -99,7 +99,7 @@ export function requestProofMessage(kind: DeviceRequestKind, productId: string, 
  * @throws LicenseClientError 1000 (401).
  * @example
  * ```ts
- * import { checkRequestProof } from '@tollgate/core';
+ * import { checkRequestProof } from '@tollgate/core/license';
  * checkRequestProof('heartbeat-request', request.productId, map, request.proof, machine.devicePublicKey);
  * ```
  */
@@ -130,7 +130,7 @@ const idempotencyKeyPattern = /^[\x21-\x7e]{1,128}$/;
  * @throws LicenseClientError 1000 (400).
  * @example
  * ```ts
- * import { readClientIdempotencyKey } from '@tollgate/core';
+ * import { readClientIdempotencyKey } from '@tollgate/core/license';
  * const { keyHash } = readClientIdempotencyKey(request.headers);
  * ```
  */
@@ -149,7 +149,7 @@ export function readClientIdempotencyKey(headers: Readonly<Record<string, string
  * @returns 32 bytes.
  * @example
  * ```ts
- * import { requestDigest } from '@tollgate/core';
+ * import { requestDigest } from '@tollgate/core/license';
  * const digest = requestDigest(clientRequest.map);
  * ```
  */

@@ -1,6 +1,6 @@
 import type { SqlClient } from '../../storage/sql-client';
 import type { Clock } from '../../time/clock';
-import type { EntitlementInput } from '../admin/catalog/resolve-entitlements';
+import type { EntitlementInput } from '../model/catalog/resolve-entitlements';
 import type { Entitlements } from '../payloads/entitlements';
 import { licenseEntitlements } from './license-standing';
 
@@ -49,7 +49,8 @@ interface Entry {
  * @returns The cache.
  * @example
  * ```ts
- * import { createEntitlementCache, systemClock } from '@tollgate/core';
+ * import { systemClock } from '@tollgate/core';
+ * import { createEntitlementCache } from '@tollgate/core/license';
  * const cache = createEntitlementCache({ clock: systemClock });
  * const entitlements = await cache.entitlements(sql, machine.vendorId, { product_id, tier, overrides }, machine.catalogStamp);
  * ```

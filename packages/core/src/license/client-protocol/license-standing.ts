@@ -1,9 +1,9 @@
 import { hexDecode } from '../../crypto/hex';
-import type { PolicyDocument, PolicyVersionScope } from '../admin/policies/policy-document';
-import { compareSemVer, isSemVer } from '../admin/policies/semver';
+import type { PolicyDocument, PolicyVersionScope } from '../model/policies/policy-document';
+import { compareSemVer, isSemVer } from '../model/policies/semver';
 import type { SqlClient } from '../../storage/sql-client';
-import { resolveEntitlements, type EntitlementInput, type EntitlementSnapshot } from '../admin/catalog/resolve-entitlements';
-import type { LicenseStatus } from '../admin/licenses/license-record';
+import { resolveEntitlements, type EntitlementInput, type EntitlementSnapshot } from '../model/catalog/resolve-entitlements';
+import type { LicenseStatus } from '../model/licenses/license-record';
 import type { Entitlements } from '../payloads/entitlements';
 
 /** The license facts the client protocol judges a request by. */
@@ -36,7 +36,7 @@ export type LicenseStanding =
  * @returns The standing.
  * @example
  * ```ts
- * import { licenseStanding } from '@tollgate/core';
+ * import { licenseStanding } from '@tollgate/core/license';
  * const standing = licenseStanding(license, policy, now);
  * if (standing.kind !== 'usable') throw refusedCredential(403);
  * ```
@@ -69,7 +69,7 @@ export function licenseStanding(license: LicenseFacts, policy: PolicyDocument, n
  * @returns Whether it may run.
  * @example
  * ```ts
- * import { versionInScope } from '@tollgate/core';
+ * import { versionInScope } from '@tollgate/core/license';
  * if (!versionInScope(license, policy, '2.1.0')) throw new LicenseClientError(1008, '…');
  * ```
  */
@@ -96,7 +96,7 @@ export const noTierName = '_none';
  * @returns The record credentials and tickets carry.
  * @example
  * ```ts
- * import { resolveEntitlements, wireEntitlements } from '@tollgate/core';
+ * import { resolveEntitlements, wireEntitlements } from '@tollgate/core/license';
  * const entitlements = wireEntitlements(await resolveEntitlements(sql, vendorId, input));
  * ```
  */
@@ -117,7 +117,7 @@ export function wireEntitlements(snapshot: EntitlementSnapshot): Entitlements {
  * @returns `refreshAfter` and `graceSeconds`.
  * @example
  * ```ts
- * import { refreshSchedule } from '@tollgate/core';
+ * import { refreshSchedule } from '@tollgate/core/license';
  * const { refreshAfter, graceSeconds } = refreshSchedule(policy, standing, now);
  * ```
  */
@@ -137,7 +137,7 @@ export function refreshSchedule(policy: PolicyDocument, standing: Extract<Licens
  * @returns The wire Entitlements.
  * @example
  * ```ts
- * import { licenseEntitlements } from '@tollgate/core';
+ * import { licenseEntitlements } from '@tollgate/core/license';
  * const entitlements = await licenseEntitlements(sql, vendorId, { product_id, tier, overrides });
  * ```
  */

@@ -20,7 +20,7 @@ export const offlineAnswerValiditySeconds = 7 * 86_400;
  * @returns The archived bytes, if any.
  * @example
  * ```ts
- * import { readOfflineArchive } from '@tollgate/core';
+ * import { readOfflineArchive } from '@tollgate/core/license';
  * const archived = await readOfflineArchive(sql, licenseId, request.nonce, new Date());
  * ```
  */
@@ -41,7 +41,7 @@ export async function readOfflineArchive(sql: SqlClient, licenseId: string, nonc
  * @throws LicenseClientError 5000 (503) when the epoch's certificate is not stored yet.
  * @example
  * ```ts
- * import { signOfflineAnswer } from '@tollgate/core';
+ * import { signOfflineAnswer } from '@tollgate/core/license';
  * const body = await signOfflineAnswer(tx, { signer, credential, license, machineId, nonce, now });
  * ```
  */

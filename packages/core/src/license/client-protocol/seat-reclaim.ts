@@ -30,7 +30,7 @@ export const seatReclaimActor = 'job:seat-reclaim';
  * @returns The seats reclaimed.
  * @example
  * ```ts
- * import { reclaimSilentSeats, createSqlAuditLog } from '@tollgate/core';
+ * import { reclaimSilentSeats, createSqlAuditLog } from '@tollgate/core/license';
  * const reclaimed = await reclaimSilentSeats(sql, createSqlAuditLog(sql), { now: new Date() });
  * ```
  */

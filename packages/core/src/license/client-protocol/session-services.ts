@@ -22,7 +22,7 @@ export const minHeartbeatSpacingSeconds = 20;
  * @returns `next_after`.
  * @example
  * ```ts
- * import { nextHeartbeatAfter } from '@tollgate/core';
+ * import { nextHeartbeatAfter } from '@tollgate/core/license';
  * nextHeartbeatAfter({ heartbeat_window_seconds: 300, validation_interval_seconds: 86_400 }, now); // now + 100
  * ```
  */
@@ -51,7 +51,7 @@ async function authenticatedMachine(context: ClientProtocolContext, clientReques
  * @throws LicenseClientError 1000.
  * @example
  * ```ts
- * import { heartbeatMachine } from '@tollgate/core';
+ * import { heartbeatMachine } from '@tollgate/core/license';
  * const body = await heartbeatMachine(context, decodeClientRequest('heartbeat-request', httpRequest.body));
  * ```
  */
@@ -91,7 +91,7 @@ export async function heartbeatMachine(context: ClientProtocolContext, clientReq
  * @throws LicenseClientError 1000.
  * @example
  * ```ts
- * import { deactivateMachine } from '@tollgate/core';
+ * import { deactivateMachine } from '@tollgate/core/license';
  * const answer = await deactivateMachine(context, { clientRequest, idempotencyKey });
  * ```
  */

@@ -2,9 +2,9 @@ import { hexEncode } from '../../crypto/hex';
 import { assertRateLimitInput, type RateLimitDecision, type RateLimitRule } from '../../storage/rate-limit/rate-limiter';
 import { sqlRateLimitDecision, sqlRateLimitUpsert } from '../../storage/rate-limit/sql-rate-limiter';
 import type { SqlClient, SqlParam } from '../../storage/sql-client';
-import type { EntitlementOverrides, LicenseStatus } from '../admin/licenses/license-record';
-import type { MachineStatus } from '../admin/machines/machine-store';
-import { policyDocument, type PolicyDocument, type PolicyVersionScope } from '../admin/policies/policy-document';
+import type { EntitlementOverrides, LicenseStatus } from '../model/licenses/license-record';
+import type { MachineStatus } from '../model/machines/machine-store';
+import { policyDocument, type PolicyDocument, type PolicyVersionScope } from '../model/policies/policy-document';
 
 /** A machine with its license, policy and the revocation epoch, as validate, heartbeat and deactivate read it. */
 export interface SessionMachine {
@@ -73,7 +73,7 @@ export type SessionRow = {
  * @returns The machine, or `undefined`.
  * @example
  * ```ts
- * import { readSessionMachine } from '@tollgate/core';
+ * import { readSessionMachine } from '@tollgate/core/license';
  * const machine = await readSessionMachine(sql, { productId, licenseId: request.licenseId, machineId: request.machineId });
  * ```
  */
@@ -138,7 +138,7 @@ export type SessionContact = 'validate' | 'heartbeat' | 'deactivate';
  * @returns `fresh` (false: a replay) and `active` (the machine held a seat and was touched).
  * @example
  * ```ts
- * import { spendSessionNonce } from '@tollgate/core';
+ * import { spendSessionNonce } from '@tollgate/core/license';
  * const { fresh } = await spendSessionNonce(sql, { machineId, nonce, contact: 'heartbeat', now, nonceExpiry });
  * ```
  */
@@ -206,7 +206,7 @@ const budgetedNonceSql = `WITH budget AS (${sqlRateLimitUpsert({ key: '$8', nowM
  *   (both false when the budget refused or the nonce was a replay).
  * @example
  * ```ts
- * import { spendBudgetedSessionNonce } from '@tollgate/core';
+ * import { spendBudgetedSessionNonce } from '@tollgate/core/license';
  * const { decision, fresh } = await spendBudgetedSessionNonce(sql, { ...nonceInput, budget: { key, rule, nowMs } });
  * ```
  */
@@ -241,7 +241,7 @@ export async function spendBudgetedSessionNonce(
  * @returns `true` when the nonce is already recorded.
  * @example
  * ```ts
- * import { sessionNonceSpent } from '@tollgate/core';
+ * import { sessionNonceSpent } from '@tollgate/core/license';
  * if (await sessionNonceSpent(sql, machine.machineId, request.nonce)) throw refusedCredential(401);
  * ```
  */

@@ -14,7 +14,7 @@ const tagged = new WeakMap<object, SuspicionSignal>();
  * @returns `error`, tagged.
  * @example
  * ```ts
- * import { refusedCredential, suspiciousRefusal } from '@tollgate/core';
+ * import { refusedCredential, suspiciousRefusal } from '@tollgate/core/license';
  * throw suspiciousRefusal(refusedCredential(401), { productId, kind: 'nonce_replay' });
  * ```
  */
@@ -30,7 +30,7 @@ export function suspiciousRefusal<E extends Error>(error: E, signal: SuspicionSi
  * @returns The signal, or `undefined`.
  * @example
  * ```ts
- * import { suspicionOfRefusal } from '@tollgate/core';
+ * import { suspicionOfRefusal } from '@tollgate/core/license';
  * const signal = suspicionOfRefusal(error);
  * ```
  */
@@ -46,7 +46,7 @@ export function suspicionOfRefusal(error: unknown): SuspicionSignal | undefined 
  * @param signal - The event.
  * @example
  * ```ts
- * import { reportSuspicion } from '@tollgate/core';
+ * import { reportSuspicion } from '@tollgate/core/license';
  * reportSuspicion(context, { productId, licenseId, kind: 'offline_burst' });
  * ```
  */

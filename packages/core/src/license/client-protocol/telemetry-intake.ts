@@ -136,7 +136,7 @@ const storeBlockSql = `WITH machine AS (SELECT 1 FROM license_machines WHERE mac
  * @returns Midnight UTC of its day.
  * @example
  * ```ts
- * import { telemetryReceivedDay } from '@tollgate/core';
+ * import { telemetryReceivedDay } from '@tollgate/core/license';
  * telemetryReceivedDay(new Date('2026-05-01T17:42:09Z')).toISOString(); // '2026-05-01T00:00:00.000Z'
  * ```
  */
@@ -154,7 +154,7 @@ export function telemetryReceivedDay(at: Date): Date {
  * @returns Midnight UTC of that day, in unix seconds.
  * @example
  * ```ts
- * import { telemetryWindowOf } from '@tollgate/core';
+ * import { telemetryWindowOf } from '@tollgate/core/license';
  * telemetryWindowOf(Date.parse('2026-05-01T17:42:09Z') / 1000); // 1777593600 (2026-05-01T00:00:00Z)
  * ```
  */
@@ -191,7 +191,7 @@ export interface TelemetryIntakeOutcome {
  * @returns What happened to the block.
  * @example
  * ```ts
- * import { storeTelemetryBlock } from '@tollgate/core';
+ * import { storeTelemetryBlock } from '@tollgate/core/license';
  * const { stored, duplicate, dropped, anomalies } = await storeTelemetryBlock(context, machine, telemetry, new Date());
  * ```
  */

@@ -26,7 +26,7 @@ export interface DeviceKeyCache {
  * @returns The cache.
  * @example
  * ```ts
- * import { createDeviceKeyCache } from '@tollgate/core';
+ * import { createDeviceKeyCache } from '@tollgate/core/license';
  * const deviceKeys = createDeviceKeyCache();
  * ```
  */
@@ -78,7 +78,7 @@ const unbudgetedOneTripSql = `WITH ${machineCte('$8', '$9', '$10')}, spent AS (
  * @returns The machine as read, the budget's decision (`undefined` for a replay or without a budget), `fresh` and `active`.
  * @example
  * ```ts
- * import { spendValidationInOneTrip } from '@tollgate/core';
+ * import { spendValidationInOneTrip } from '@tollgate/core/license';
  * const trip = await spendValidationInOneTrip(sql, { ...nonceInput, budget, licenseId, productId, devicePublicKey });
  * ```
  */

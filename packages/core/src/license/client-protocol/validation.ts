@@ -183,7 +183,7 @@ async function twoTrips(context: ClientProtocolContext, request: ValidateRequest
  * @throws LicenseClientError with the spec's codes.
  * @example
  * ```ts
- * import { validateMachine } from '@tollgate/core';
+ * import { validateMachine } from '@tollgate/core/license';
  * const envelope = await validateMachine(context, { body: httpRequest.body, remoteAddress });
  * ```
  */

@@ -1,5 +1,5 @@
 import type { SqlClient } from '../../storage/sql-client';
-import type { ErasureScanBudget, MachineErasureStep } from '../admin/machines/machine-erasure';
+import type { ErasureScanBudget, MachineErasureStep } from '../model/machines/machine-erasure';
 import type { DsrExportRecords, DsrScope, LicenseErasureStep, SubjectDataSource } from './subject-data-source';
 
 // The subject data of the tables the license service itself keeps (migrations 006–013, 017; telemetry and analytics bring their own sources). Rows are

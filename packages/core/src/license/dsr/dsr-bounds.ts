@@ -1,4 +1,4 @@
-import type { ErasureScanBudget } from '../admin/machines/machine-erasure';
+import type { ErasureScanBudget } from '../model/machines/machine-erasure';
 
 /** The bounds of one data-subject request (license spec, "Limits": DSR bounds). */
 export interface DsrBounds {
@@ -35,7 +35,7 @@ export type DsrRefusingBound = Exclude<keyof DsrBounds, 'maxAuditReferences'>;
  *
  * @example
  * ```ts
- * import { DsrBoundExceededError } from '@tollgate/core';
+ * import { DsrBoundExceededError } from '@tollgate/core/license';
  * throw new DsrBoundExceededError('maxMachines', 500, 612);
  * ```
  */
@@ -76,7 +76,7 @@ export interface DsrScanBudget extends ErasureScanBudget {
  * @returns A fresh budget.
  * @example
  * ```ts
- * import { createDsrScanBudget } from '@tollgate/core';
+ * import { createDsrScanBudget } from '@tollgate/core/license';
  * const scan = createDsrScanBudget();
  * scan.charge({ dates: ['2026-05-01'], records: 12, matched: 12 });
  * ```

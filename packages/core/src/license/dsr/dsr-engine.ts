@@ -1,5 +1,5 @@
 import type { SqlClient } from '../../storage/sql-client';
-import { machineRecordErasure, type ErasureScanBudget, type MachineErasureStep } from '../admin/machines/machine-erasure';
+import { machineRecordErasure, type ErasureScanBudget, type MachineErasureStep } from '../model/machines/machine-erasure';
 import { createDsrScanBudget, type DsrBounds, type DsrScanBudget, type DsrScanUsage } from './dsr-bounds';
 import type { DsrScope, LicenseErasureStep, SubjectDataSource } from './subject-data-source';
 
@@ -75,7 +75,7 @@ async function cascade(sql: SqlClient, scope: DsrScope, sources: readonly Subjec
  * @throws DsrBoundExceededError past a bound.
  * @example
  * ```ts
- * import { previewDsrErasure, resolveDsrScope, dsrBounds } from '@tollgate/core';
+ * import { previewDsrErasure, resolveDsrScope, dsrBounds } from '@tollgate/core/license';
  * const { counts } = await previewDsrErasure(sql, await resolveDsrScope(sql, vendorId, subject, dsrBounds, { lock: false }), sources, dsrBounds);
  * ```
  */
@@ -96,7 +96,7 @@ export function previewDsrErasure(sql: SqlClient, scope: DsrScope, sources: read
  * @throws DsrBoundExceededError past a bound.
  * @example
  * ```ts
- * import { runDsrErasure } from '@tollgate/core';
+ * import { runDsrErasure } from '@tollgate/core/license';
  * const { counts } = await runDsrErasure(call.sql, scope, sources, bounds);
  * ```
  */
@@ -115,7 +115,7 @@ export function runDsrErasure(tx: SqlClient, scope: DsrScope, sources: readonly 
  * @returns The references.
  * @example
  * ```ts
- * import { dsrAuditReferences } from '@tollgate/core';
+ * import { dsrAuditReferences } from '@tollgate/core/license';
  * const { events, truncated } = await dsrAuditReferences(sql, scope, bounds);
  * ```
  */

@@ -92,7 +92,7 @@ async function eraseSubject(call: AdminCall, subject: DsrSubject, deps: DsrOpera
  * @returns The operations.
  * @example
  * ```ts
- * import { coreSubjectDataSources, dsrOperations } from '@tollgate/core';
+ * import { coreSubjectDataSources, dsrOperations } from '@tollgate/core/license';
  * const operations = dsrOperations({ sources: [...coreSubjectDataSources, telemetrySource] });
  * ```
  */

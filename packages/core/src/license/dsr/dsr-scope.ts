@@ -1,7 +1,7 @@
 import { AdminError } from '../../errors/admin';
 import type { SqlClient } from '../../storage/sql-client';
-import { createSqlLicenseStore } from '../admin/licenses/license-store';
-import { createSqlMachineStore, type MachineRecord } from '../admin/machines/machine-store';
+import { createSqlLicenseStore } from '../model/licenses/license-store';
+import { createSqlMachineStore, type MachineRecord } from '../model/machines/machine-store';
 import { DsrBoundExceededError, type DsrBounds } from './dsr-bounds';
 import type { DsrScope, DsrSubject } from './subject-data-source';
 
@@ -21,7 +21,7 @@ import type { DsrScope, DsrSubject } from './subject-data-source';
  * @throws AdminError `not_found`; DsrBoundExceededError past MAX_DSR_MACHINES.
  * @example
  * ```ts
- * import { resolveDsrScope, dsrBounds } from '@tollgate/core';
+ * import { resolveDsrScope, dsrBounds } from '@tollgate/core/license';
  * const scope = await resolveDsrScope(tx, vendorId, { kind: 'license', id: licenseId }, dsrBounds, { lock: true });
  * ```
  */

@@ -5,4 +5,4 @@ export { dsrAuditReferences, dsrLicenseSteps, dsrMachineSteps, previewDsrErasure
 export { dsrOperations, type DsrOperationsDeps } from './dsr-operations';
 export { resolveDsrScope } from './dsr-scope';
 export type { DsrExportRecords, DsrScope, DsrSubject, LicenseErasureStep, SubjectDataSource } from './subject-data-source';
-export type { ErasureScanBudget } from '../admin/machines/machine-erasure';
+export type { ErasureScanBudget } from '../model/machines/machine-erasure';

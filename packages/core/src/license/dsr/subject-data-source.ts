@@ -1,7 +1,7 @@
 import type { SqlClient } from '../../storage/sql-client';
-import type { ErasureScanBudget, MachineErasureStep } from '../admin/machines/machine-erasure';
-import type { MachineRecord } from '../admin/machines/machine-store';
-import type { LicenseRecord } from '../admin/licenses/license-record';
+import type { ErasureScanBudget, MachineErasureStep } from '../model/machines/machine-erasure';
+import type { MachineRecord } from '../model/machines/machine-store';
+import type { LicenseRecord } from '../model/licenses/license-record';
 
 /** Whom a data-subject request is about: one machine, or one license with every machine on it. */
 export type DsrSubject = { readonly kind: 'machine'; readonly id: string } | { readonly kind: 'license'; readonly id: string };
@@ -42,7 +42,7 @@ export interface LicenseErasureStep {
  *
  * @example
  * ```ts
- * import type { SubjectDataSource } from '@tollgate/core';
+ * import type { SubjectDataSource } from '@tollgate/core/license';
  * const telemetry: SubjectDataSource = {
  *   name: 'telemetry',
  *   export: async (sql, scope) => ({ license_telemetry_raw: await rowsOf(sql, scope.machines) }),

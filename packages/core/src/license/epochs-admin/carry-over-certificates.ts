@@ -43,7 +43,7 @@ export interface CarryOverOutcome {
  *
  * @example
  * ```ts
- * import { addCarryOverCertificate } from '@tollgate/core';
+ * import { addCarryOverCertificate } from '@tollgate/core/license';
  * const { added } = await addCarryOverCertificate(sql, { certificate, pinnedRoots: [newRoot] });
  * ```
  */
@@ -107,7 +107,7 @@ export interface EpochCertificateEntry {
  *
  * @example
  * ```ts
- * import { listEpochCertificates } from '@tollgate/core';
+ * import { listEpochCertificates } from '@tollgate/core/license';
  * const roots = [...(await listEpochCertificates(sql)).values()].map((entries) => entries.map((entry) => entry.rootKeyIdHex));
  * ```
  */

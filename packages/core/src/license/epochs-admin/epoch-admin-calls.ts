@@ -21,7 +21,7 @@ export const epochPathId = (value: string | undefined): string => adminPathId(va
  *
  * @example
  * ```ts
- * import { announceEpochChangeAfterCommit } from '@tollgate/core';
+ * import { announceEpochChangeAfterCommit } from '@tollgate/core/license';
  * announceEpochChangeAfterCommit(deps, epoch.epochId, `epoch:${epoch.epochIdHex}:revoked`, (status) => status === 'revoked');
  * ```
  */
@@ -51,7 +51,7 @@ export function announceEpochChangeAfterCommit(deps: EpochAdminDeps, epochId: Ui
  *
  * @example
  * ```ts
- * import { requireAdministeredEpoch } from '@tollgate/core';
+ * import { requireAdministeredEpoch } from '@tollgate/core/license';
  * const epoch = await requireAdministeredEpoch(call, deps, { lock: true });
  * ```
  */

@@ -68,7 +68,7 @@ export interface EpochAdministration {
  *
  * @example
  * ```ts
- * import { administersGlobalEpochs } from '@tollgate/core';
+ * import { administersGlobalEpochs } from '@tollgate/core/license';
  * if (await administersGlobalEpochs(sql, { globalEpochVendors: undefined }, actor.vendorId)) showGlobalEpochs();
  * ```
  */
@@ -89,7 +89,7 @@ export async function administersGlobalEpochs(sql: SqlClient, administration: Ep
  *
  * @example
  * ```ts
- * import { listAdministeredEpochs } from '@tollgate/core';
+ * import { listAdministeredEpochs } from '@tollgate/core/license';
  * const epochs = await listAdministeredEpochs(sql, actor.vendorId, true);
  * ```
  */
@@ -116,7 +116,7 @@ export async function listAdministeredEpochs(sql: SqlClient, vendorId: string, g
  *
  * @example
  * ```ts
- * import { readAdministeredEpoch } from '@tollgate/core';
+ * import { readAdministeredEpoch } from '@tollgate/core/license';
  * const epoch = await readAdministeredEpoch(call.sql, actor.vendorId, epochIdHex, { globalToo: true, lock: true });
  * ```
  */
@@ -146,7 +146,7 @@ export async function readAdministeredEpoch(
  *
  * @example
  * ```ts
- * import { replacementCandidates } from '@tollgate/core';
+ * import { replacementCandidates } from '@tollgate/core/license';
  * const candidates = await replacementCandidates(sql, epoch, Math.floor(Date.now() / 1000));
  * ```
  */
@@ -173,7 +173,7 @@ export async function replacementCandidates(sql: SqlClient, epoch: Pick<Administ
  *
  * @example
  * ```ts
- * import { countMachinesUpperBound } from '@tollgate/core';
+ * import { countMachinesUpperBound } from '@tollgate/core/license';
  * const affected = await countMachinesUpperBound(sql, epoch);
  * ```
  */

@@ -68,7 +68,7 @@ function verifyUpload(deps: EpochAdminDeps, body: unknown): { certificate: Uint8
  *
  * @example
  * ```ts
- * import { epochOperations } from '@tollgate/core';
+ * import { epochOperations } from '@tollgate/core/license';
  * const operations = epochOperations({ sql, pinnedRoots, signingEpochs: () => trust.signingEpochs(), approvalWindowSeconds: 3600, globalEpochVendors: undefined });
  * ```
  */

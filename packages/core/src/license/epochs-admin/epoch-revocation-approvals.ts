@@ -50,7 +50,7 @@ export type ConfirmationDecision =
  *
  * @example
  * ```ts
- * import { decideEpochRevocationConfirmation } from '@tollgate/core';
+ * import { decideEpochRevocationConfirmation } from '@tollgate/core/license';
  * const decision = decideEpochRevocationConfirmation(pending, call.actor, call.now);
  * if (decision.kind === 'execute') await execute();
  * ```
@@ -77,7 +77,7 @@ type ApprovalRow = { approval_id: string; vendor_id: string; requested_by: strin
  *
  * @example
  * ```ts
- * import { readPendingEpochApproval } from '@tollgate/core';
+ * import { readPendingEpochApproval } from '@tollgate/core/license';
  * const pending = await readPendingEpochApproval(call.sql, epoch.epochId, call.now);
  * ```
  */
@@ -104,7 +104,7 @@ export async function readPendingEpochApproval(sql: SqlClient, epochId: Uint8Arr
  *
  * @example
  * ```ts
- * import { openEpochApproval } from '@tollgate/core';
+ * import { openEpochApproval } from '@tollgate/core/license';
  * const approval = await openEpochApproval(call.sql, { epochId, vendorId, requestedBy: call.actor.tokenId, now: call.now, windowSeconds: 3600 });
  * ```
  */
@@ -133,7 +133,7 @@ export async function openEpochApproval(
  *
  * @example
  * ```ts
- * import { completeEpochApproval } from '@tollgate/core';
+ * import { completeEpochApproval } from '@tollgate/core/license';
  * await completeEpochApproval(call.sql, { approvalId, approvedBy: call.actor.tokenId, now: call.now, revocationSeq: batch.seq });
  * ```
  */
@@ -156,7 +156,7 @@ export async function completeEpochApproval(sql: SqlClient, input: { approvalId:
  *
  * @example
  * ```ts
- * import { readLatestEpochApproval } from '@tollgate/core';
+ * import { readLatestEpochApproval } from '@tollgate/core/license';
  * const latest = await readLatestEpochApproval(sql, epoch.epochId);
  * ```
  */

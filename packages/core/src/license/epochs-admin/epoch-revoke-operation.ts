@@ -154,7 +154,7 @@ async function confirm(call: AdminCall, deps: EpochAdminDeps): Promise<AdminResu
  *
  * @example
  * ```ts
- * import { epochRevokeOperation } from '@tollgate/core';
+ * import { epochRevokeOperation } from '@tollgate/core/license';
  * const revoke = epochRevokeOperation({ sql, pinnedRoots, signingEpochs: () => trust.signingEpochs(), approvalWindowSeconds: 3600, globalEpochVendors: undefined });
  * ```
  */

@@ -54,7 +54,7 @@ const iso = (date: Date | undefined): string | null => (date === undefined ? nul
  *
  * @example
  * ```ts
- * import { epochView } from '@tollgate/core';
+ * import { epochView } from '@tollgate/core/license';
  * const view = epochView(epoch, { certificates: byEpoch.get(epoch.epochIdHex), deps, now });
  * ```
  */

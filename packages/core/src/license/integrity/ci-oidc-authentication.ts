@@ -15,7 +15,7 @@ import type { CiOidcVerifier } from './ci-oidc';
  * @returns The alternative authentication.
  * @example
  * ```ts
- * import { CiOidcVerifier, ciOidcAuthentication, integrityOperations } from '@tollgate/core';
+ * import { CiOidcVerifier, ciOidcAuthentication, integrityOperations } from '@tollgate/core/license';
  * const operations = integrityOperations({ masterKey, signAuthentication: ciOidcAuthentication(new CiOidcVerifier(settings), sql) });
  * ```
  */

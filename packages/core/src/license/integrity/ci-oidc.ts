@@ -60,7 +60,7 @@ const jwtShape = /^[A-Za-z0-9_-]{2,4096}\.[A-Za-z0-9_-]{2,8192}\.[A-Za-z0-9_-]{0
  *
  * @example
  * ```ts
- * import { CiOidcVerifier } from '@tollgate/core';
+ * import { CiOidcVerifier } from '@tollgate/core/license';
  * const verifier = new CiOidcVerifier({ issuer: 'https://token.actions.githubusercontent.com', audience: 'tollgate', jwksUrl: 'https://token.actions.githubusercontent.com/.well-known/jwks',
  *   bindings: [{ repository: 'acme/editor', ref: 'refs/tags/v*', productId }], repositoryClaim: 'repository', refClaim: 'ref',
  *   jwksTimeoutMs: 5000, jwksMaxBytes: 65536, jwksCacheMs: 600_000, jwksCooldownMs: 30_000, clockToleranceSeconds: 30 });

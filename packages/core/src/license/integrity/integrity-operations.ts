@@ -63,7 +63,7 @@ async function requireKey(call: AdminCall<{ fingerprint: string }>, lock: 'updat
  * @returns The operations.
  * @example
  * ```ts
- * import { integrityOperations } from '@tollgate/core';
+ * import { integrityOperations } from '@tollgate/core/license';
  * const operations = integrityOperations({ masterKey });
  * ```
  */

@@ -21,7 +21,7 @@ import { utf8Encode } from '../../crypto/utf8';
  *
  * @example
  * ```ts
- * import type { IntegrityManifest } from '@tollgate/core';
+ * import type { IntegrityManifest } from '@tollgate/core/license';
  * const manifest: IntegrityManifest = { v: 1, productId: 'ab'.repeat(16), signerKey: new Uint8Array(32), appVersion: '1.2.0', files: [] };
  * ```
  */
@@ -74,7 +74,7 @@ const productIdPattern = /^[0-9a-f]{32}$/;
  * @throws IntegrityManifestError naming the first problem.
  * @example
  * ```ts
- * import { parseIntegrityManifest } from '@tollgate/core';
+ * import { parseIntegrityManifest } from '@tollgate/core/license';
  * const manifest = parseIntegrityManifest(requestBytes);
  * ```
  */
@@ -171,7 +171,7 @@ export function encodeIntegrityManifest(manifest: IntegrityManifest): Uint8Array
  * @returns The message to sign or verify.
  * @example
  * ```ts
- * import { integrityManifestSigningMessage } from '@tollgate/core';
+ * import { integrityManifestSigningMessage } from '@tollgate/core/license';
  * const message = integrityManifestSigningMessage(manifestBytes);
  * ```
  */
@@ -191,7 +191,8 @@ export function integrityManifestSigningMessage(manifestBytes: Uint8Array): Uint
  * @returns 32 bytes.
  * @example
  * ```ts
- * import { hexEncode, integritySignerFingerprint } from '@tollgate/core';
+ * import { hexEncode } from '@tollgate/core';
+ * import { integritySignerFingerprint } from '@tollgate/core/license';
  * const fingerprint = hexEncode(integritySignerFingerprint(publicKey));
  * ```
  */

@@ -13,7 +13,7 @@ import { integrityManifestSigningMessage, integritySignerFingerprint } from './m
  *
  * @example
  * ```ts
- * import { deriveLicenseSubkey, integritySignerSealSubkeyLabel } from '@tollgate/core';
+ * import { deriveLicenseSubkey, integritySignerSealSubkeyLabel } from '@tollgate/core/license';
  * const sealKey = deriveLicenseSubkey(masterKey, integritySignerSealSubkeyLabel);
  * ```
  */

@@ -11,7 +11,7 @@ import { sortedTextListSchema, textSchema, uintSchema } from '../schemas';
  *
  * @example
  * ```ts
- * import { entitlementNamePattern } from '@tollgate/core';
+ * import { entitlementNamePattern } from '@tollgate/core/license';
  * entitlementNamePattern.test('export.pdf'); // true
  * entitlementNamePattern.test('exporté'); // false
  * ```

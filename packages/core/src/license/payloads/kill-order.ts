@@ -13,7 +13,7 @@ export type KillReason = 1 | 2 | 3 | 4 | 5 | 6 | 7;
  *
  * @example
  * ```ts
- * import { killReasons } from '@tollgate/core';
+ * import { killReasons } from '@tollgate/core/license';
  * killReasons.includes(order.reason); // true for every decoded kill order
  * ```
  */

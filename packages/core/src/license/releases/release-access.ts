@@ -27,7 +27,7 @@ export interface ReleaseOperationsDeps {
  * @throws AdminError `not_found`.
  * @example
  * ```ts
- * import { requireRelease } from '@tollgate/core';
+ * import { requireRelease } from '@tollgate/core/license';
  * const release = await requireRelease(call, call.params.releaseId);
  * ```
  */

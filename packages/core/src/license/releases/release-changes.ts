@@ -25,7 +25,7 @@ export interface ReleaseChanges {
  * @returns The channel.
  * @example
  * ```ts
- * import { createReleaseChanges, createSqlReleaseGate } from '@tollgate/core';
+ * import { createReleaseChanges, createSqlReleaseGate } from '@tollgate/core/license';
  * const gate = createSqlReleaseGate(sql, { changes: createReleaseChanges() });
  * ```
  */
@@ -52,7 +52,7 @@ const channels = new WeakMap<SqlClient, ReleaseChanges>();
  * @returns Its channel, created on first use.
  * @example
  * ```ts
- * import { releaseChangesOf } from '@tollgate/core';
+ * import { releaseChangesOf } from '@tollgate/core/license';
  * const stop = releaseChangesOf(sql).subscribe((productId) => console.log('releases changed', productId ?? 'all'));
  * ```
  */
@@ -82,7 +82,7 @@ const productIdPattern = /^[0-9a-f]{32}$/;
  * @param payload - The notice payload.
  * @example
  * ```ts
- * import { applyReleaseChangeNotice, releaseChangeChannel, releaseChangesOf } from '@tollgate/core';
+ * import { applyReleaseChangeNotice, releaseChangeChannel, releaseChangesOf } from '@tollgate/core/license';
  * client.on('notification', (m) => { if (m.channel === releaseChangeChannel) applyReleaseChangeNotice(releaseChangesOf(sql), m.payload ?? ''); });
  * ```
  */
@@ -106,7 +106,7 @@ const fenceKey = (productId: string) => `license_releases:${productId}`;
  * @param productId - The product whose releases changed.
  * @example
  * ```ts
- * import { announceReleaseChange } from '@tollgate/core';
+ * import { announceReleaseChange } from '@tollgate/core/license';
  * await announceReleaseChange(call.sql, deps.sql, release.productId);
  * ```
  */

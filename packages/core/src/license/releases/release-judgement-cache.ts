@@ -29,7 +29,7 @@ export interface ReleaseJudgementCacheLimits {
  *
  * @example
  * ```ts
- * import { ReleaseJudgementCache } from '@tollgate/core';
+ * import { ReleaseJudgementCache } from '@tollgate/core/license';
  * const cache = new ReleaseJudgementCache({ ttlMs: 2000, maxProducts: 1000, maxPerProduct: 1000 });
  * const ticket = cache.ticket();
  * cache.storeFloor(productId, 3, ticket, Date.now());

@@ -2,7 +2,7 @@ import { randomId } from '../../crypto/random';
 import { AdminError } from '../../errors/admin';
 import { pageOf, parseAdminInput, parseAdminPage, requireVendorProduct } from '../admin/admin-input';
 import { adminOperation, type AdminCall, type AdminOperation } from '../admin/admin-operation';
-import { timeOrderedPage } from '../admin/catalog/catalog-schemas';
+import { timeOrderedPage } from '../model/catalog/catalog-schemas';
 import { requireRelease, type ReleaseOperationsDeps } from './release-access';
 import { announceReleaseChange } from './release-changes';
 import { releaseView, type ReleaseRecord } from './release-record';
@@ -99,7 +99,7 @@ async function answerExisting(call: AdminCall, stored: ReleaseRecord, wanted: Ne
  * @returns The operations.
  * @example
  * ```ts
- * import { releaseOperations, deriveReleaseVariantKey } from '@tollgate/core';
+ * import { releaseOperations, deriveReleaseVariantKey } from '@tollgate/core/license';
  * const operations = releaseOperations({ sql, variantKey: deriveReleaseVariantKey(masterKey) });
  * ```
  */

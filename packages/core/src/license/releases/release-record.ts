@@ -58,7 +58,7 @@ export const releaseColumns =
  * @returns The record.
  * @example
  * ```ts
- * import { releaseFromRow } from '@tollgate/core';
+ * import { releaseFromRow } from '@tollgate/core/license';
  * const release = releaseFromRow(rows[0]);
  * ```
  */
@@ -90,7 +90,7 @@ export function releaseFromRow(row: ReleaseRow): ReleaseRecord {
  * @returns The wire code.
  * @example
  * ```ts
- * import { releaseStatusOf } from '@tollgate/core';
+ * import { releaseStatusOf } from '@tollgate/core/license';
  * releaseStatusOf('deprecated'); // 1
  * ```
  */
@@ -109,7 +109,7 @@ export const compromiseActionRank: Readonly<Record<CompromiseAction, number>> = 
  * @returns The JSON view.
  * @example
  * ```ts
- * import { releaseView } from '@tollgate/core';
+ * import { releaseView } from '@tollgate/core/license';
  * return { body: { release: releaseView(release) } };
  * ```
  */

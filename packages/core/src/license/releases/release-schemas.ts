@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { isHexId } from '../../crypto/random';
-import { hexProductIdSchema } from '../admin/catalog/catalog-schemas';
-import { isSemVer } from '../admin/policies/semver';
+import { hexProductIdSchema } from '../model/catalog/catalog-schemas';
+import { isSemVer } from '../model/policies/semver';
 
 /** Bounds of release fields (docs/decisions.md "License: releases"). */
 export const releaseLimits = {

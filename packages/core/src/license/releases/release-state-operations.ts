@@ -61,7 +61,7 @@ function compromiseWarnings(release: ReleaseRecord, action: CompromiseAction, bu
  * @returns The two operations.
  * @example
  * ```ts
- * import { releaseStateOperations, deriveReleaseVariantKey } from '@tollgate/core';
+ * import { releaseStateOperations, deriveReleaseVariantKey } from '@tollgate/core/license';
  * const operations = releaseStateOperations({ sql, variantKey: deriveReleaseVariantKey(masterKey) });
  * ```
  */

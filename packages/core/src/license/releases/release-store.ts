@@ -55,7 +55,7 @@ const rankSql = (value: string) => `array_position(ARRAY['warn', 'force_upgrade'
  * @returns The store.
  * @example
  * ```ts
- * import { createSqlReleaseStore } from '@tollgate/core';
+ * import { createSqlReleaseStore } from '@tollgate/core/license';
  * const release = await createSqlReleaseStore(sql).get(vendorId, releaseId);
  * ```
  */

@@ -17,7 +17,7 @@ export const releaseVariantKeyLabel = 'tollgate/license/release-variant-id/v1';
  * @throws TypeError when the master key is not 32 bytes.
  * @example
  * ```ts
- * import { deriveReleaseVariantKey } from '@tollgate/core';
+ * import { deriveReleaseVariantKey } from '@tollgate/core/license';
  * const variantKey = deriveReleaseVariantKey(masterKey);
  * ```
  */
@@ -40,7 +40,7 @@ export function deriveReleaseVariantKey(masterKey: Uint8Array): Uint8Array {
  * @returns 32 lowercase hex digits.
  * @example
  * ```ts
- * import { releaseVariantId, deriveReleaseVariantKey } from '@tollgate/core';
+ * import { releaseVariantId, deriveReleaseVariantKey } from '@tollgate/core/license';
  * const variantId = releaseVariantId(deriveReleaseVariantKey(masterKey), productId, seedHex);
  * ```
  */

@@ -91,7 +91,7 @@ function judgementOf(row: JudgeRow | undefined, buildFingerprint: string | undef
  * @returns The gate; `close()` stops listening for changes.
  * @example
  * ```ts
- * import { createSqlReleaseGate } from '@tollgate/core';
+ * import { createSqlReleaseGate } from '@tollgate/core/license';
  * const gate = createSqlReleaseGate(sql);
  * const judgement = await gate.judge({ productId, buildFingerprint: clientInfo.buildFingerprint, releaseId: clientInfo.releaseId });
  * const refuse = judgement.kind === 'unknown' ? judgement.gated : judgement.compromiseAction === 'revoke';

@@ -9,7 +9,8 @@ import { activationCredentialSpec, clientInfoSpec, type ActivationCredential, ty
  *
  * @example
  * ```ts
- * import { requestProofKey, decodeCanonical } from '@tollgate/core';
+ * import { decodeCanonical } from '@tollgate/core/cbor';
+ * import { requestProofKey } from '@tollgate/core/license';
  * const proof = (decodeCanonical(body) as Map<number, unknown>).get(requestProofKey);
  * ```
  */

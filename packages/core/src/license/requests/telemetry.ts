@@ -8,7 +8,8 @@ import { textSchema, uintSchema } from '../schemas';
  *
  * @example
  * ```ts
- * import { encodeCanonical, maxTelemetryBlockBytes } from '@tollgate/core';
+ * import { encodeCanonical } from '@tollgate/core/cbor';
+ * import { maxTelemetryBlockBytes } from '@tollgate/core/license';
  * const fits = encodeCanonical(block).length <= maxTelemetryBlockBytes;
  * ```
  */

@@ -27,7 +27,7 @@ export interface LicenseAdminServices {
  * @returns The operations.
  * @example
  * ```ts
- * import { licenseAdminOperations } from '@tollgate/core';
+ * import { licenseAdminOperations } from '@tollgate/core/license';
  * const operations = licenseAdminOperations({ sql, audit, trust, clock, masterKey });
  * ```
  */

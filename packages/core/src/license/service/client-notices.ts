@@ -12,8 +12,7 @@ import type { LicenseLogSink } from './logger';
  * @returns The `notify` function of `clientProtocolRoutes`.
  * @example
  * ```ts
- * import { createSqlSuspicionLedger, clientProtocolRoutes } from '@tollgate/core';
- * import { clientNoticeHandler } from '@tollgate/core';
+ * import { createSqlSuspicionLedger, clientProtocolRoutes, clientNoticeHandler } from '@tollgate/core/license';
  * const notify = clientNoticeHandler({ logger, suspicion: createSqlSuspicionLedger(sql, { clock }) });
  * ```
  */

@@ -6,7 +6,7 @@ import type { LicenseTrust } from './trust/license-trust';
  *
  * @example
  * ```ts
- * import type { LicenseChangeFeedOptions } from '@tollgate/core';
+ * import type { LicenseChangeFeedOptions } from '@tollgate/core/license';
  * const options: LicenseChangeFeedOptions = { trust, logger };
  * ```
  */
@@ -28,7 +28,7 @@ export interface LicenseChangeFeedOptions {
  *
  * @example
  * ```ts
- * import type { LicenseChangeFeed } from '@tollgate/core';
+ * import type { LicenseChangeFeed } from '@tollgate/core/license';
  * const none: LicenseChangeFeed = () => ({ ready: Promise.resolve(), close: async () => undefined });
  * ```
  */

@@ -8,7 +8,8 @@ import type { Signer } from '../../crypto/signer';
  *
  * @example
  * ```ts
- * import { nobleLicenseCrypto, type LicenseCrypto } from '@tollgate/core';
+ * import type { LicenseCrypto } from '@tollgate/core';
+ * import { nobleLicenseCrypto } from '@tollgate/core/license';
  * const crypto: LicenseCrypto = nobleLicenseCrypto;
  * ```
  */
@@ -24,7 +25,7 @@ export interface LicenseCrypto {
  *
  * @example
  * ```ts
- * import { createLicenseTrust, nobleLicenseCrypto } from '@tollgate/core';
+ * import { createLicenseTrust, nobleLicenseCrypto } from '@tollgate/core/license';
  * const trust = createLicenseTrust({ sql, masterKey, pinnedRoots, clock, logger, refreshIntervalMs: 30_000, crypto: nobleLicenseCrypto });
  * ```
  */

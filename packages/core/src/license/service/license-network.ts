@@ -5,7 +5,7 @@ import type { NotificationTransport } from '../../webhooks/notification-transpor
  *
  * @example
  * ```ts
- * import type { LicenseHostResolver } from '@tollgate/core';
+ * import type { LicenseHostResolver } from '@tollgate/core/license';
  * const resolve: LicenseHostResolver = async () => [{ address: '203.0.113.7', family: 4 }];
  * ```
  */

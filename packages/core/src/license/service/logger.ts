@@ -4,7 +4,7 @@
  *
  * @example
  * ```ts
- * import type { LicenseLogSink } from '@tollgate/core';
+ * import type { LicenseLogSink } from '@tollgate/core/license';
  * const sink: LicenseLogSink = { info: console.info, warn: console.warn, error: console.error };
  * ```
  */

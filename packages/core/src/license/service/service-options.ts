@@ -90,7 +90,8 @@ export const defaultLicenseServiceOptions: LicenseServiceOptions = Object.freeze
  *
  * @example
  * ```ts
- * import { createLicenseService, type LicenseServiceOverrides } from '@tollgate/core';
+ * import { createLicenseService } from '@tollgate/core';
+ * import type { LicenseServiceOverrides } from '@tollgate/core/license';
  * const overrides: LicenseServiceOverrides = { dsr: { bounds: { maxScanRecords: 10 } } };
  * const service = createLicenseService({ sql, clock, masterKey, pinnedRoots, logger, overrides });
  * ```

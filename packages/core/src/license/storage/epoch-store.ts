@@ -103,7 +103,8 @@ export interface CreatePendingEpochOptions {
  *
  * @example
  * ```ts
- * import { createPendingEpoch, hexEncode } from '@tollgate/core';
+ * import { hexEncode } from '@tollgate/core';
+ * import { createPendingEpoch } from '@tollgate/core/license';
  * const { request } = await createPendingEpoch(sql, { masterKey, notBefore: now, notAfter: now + 90 * 86_400 });
  * console.log(hexEncode(request));
  * ```
@@ -154,7 +155,7 @@ export interface ActivateEpochCertificateOptions {
  *
  * @example
  * ```ts
- * import { activateEpochCertificate } from '@tollgate/core';
+ * import { activateEpochCertificate } from '@tollgate/core/license';
  * const epoch = await activateEpochCertificate(sql, { certificate, pinnedRoots });
  * ```
  */
@@ -207,7 +208,7 @@ export async function activateEpochCertificate(sql: SqlClient, options: Activate
  *
  * @example
  * ```ts
- * import { listEpochs } from '@tollgate/core';
+ * import { listEpochs } from '@tollgate/core/license';
  * for (const epoch of await listEpochs(sql)) console.log(epoch.epochIdHex, epoch.status);
  * ```
  */
@@ -255,7 +256,7 @@ export interface LoadedEpochSigningKeys {
  *
  * @example
  * ```ts
- * import { wipeRetiredEpochKeys } from '@tollgate/core';
+ * import { wipeRetiredEpochKeys } from '@tollgate/core/license';
  * const wiped = await wipeRetiredEpochKeys(sql, { now: Math.floor(Date.now() / 1000) });
  * ```
  */
@@ -283,7 +284,7 @@ export async function wipeRetiredEpochKeys(sql: SqlClient, options: { now: numbe
  *
  * @example
  * ```ts
- * import { loadEpochSigningKeys } from '@tollgate/core';
+ * import { loadEpochSigningKeys } from '@tollgate/core/license';
  * import { createNodeEd25519Signer } from '@tollgate/core/node';
  * const { keys, unopenable } = await loadEpochSigningKeys(sql, { masterKey, now });
  * for (const { epoch } of unopenable) console.warn(`epoch ${epoch.epochIdHex} does not open`);

@@ -62,7 +62,7 @@ export interface BuildKeysetOptions {
  *
  * @example
  * ```ts
- * import { buildKeyset } from '@tollgate/core';
+ * import { buildKeyset } from '@tollgate/core/license';
  * const { bytes, revocationEpoch, skipped } = await buildKeyset(sql, { pinnedRoots });
  * ```
  */

@@ -103,7 +103,7 @@ export interface PublishRevocationBatchOptions {
  *
  * @example
  * ```ts
- * import { publishRevocationBatch, pickSigningEpoch } from '@tollgate/core';
+ * import { publishRevocationBatch, pickSigningEpoch } from '@tollgate/core/license';
  * const { signer } = pickSigningEpoch(epochs, { now });
  * const { seq } = await publishRevocationBatch(sql, signer, { licenseIds: [licenseId] });
  * ```
@@ -165,7 +165,7 @@ export async function publishRevocationBatch(
  *
  * @example
  * ```ts
- * import { readRevocationHead } from '@tollgate/core';
+ * import { readRevocationHead } from '@tollgate/core/license';
  * const revocationEpoch = await readRevocationHead(sql);
  * ```
  */
@@ -188,7 +188,7 @@ export interface RevocationPage extends RevocationPageRange {
  *
  * @example
  * ```ts
- * import { readRevocationPage } from '@tollgate/core';
+ * import { readRevocationPage } from '@tollgate/core/license';
  * const page = await readRevocationPage(sql, 0n);
  * ```
  */

@@ -72,7 +72,8 @@ function checkSignal(signal: SuspicionSignal): void {
  * @returns The ledger.
  * @example
  * ```ts
- * import { createSqlSuspicionLedger, systemClock } from '@tollgate/core';
+ * import { systemClock } from '@tollgate/core';
+ * import { createSqlSuspicionLedger } from '@tollgate/core/license';
  * const suspicion = createSqlSuspicionLedger(sql, { clock: systemClock });
  * await suspicion.record({ productId, licenseId, kind: 'proof_failure' });
  * ```

@@ -34,7 +34,7 @@ export interface SuspicionAlertKey {
  * @returns Key id and secret.
  * @example
  * ```ts
- * import { suspicionAlertKey } from '@tollgate/core';
+ * import { suspicionAlertKey } from '@tollgate/core/license';
  * const { keyId, secret } = suspicionAlertKey(alertRoot, productId);
  * ```
  */
@@ -63,7 +63,7 @@ const alertSchema = v.object({
  * @returns The JSON text.
  * @example
  * ```ts
- * import { suspicionAlertBody } from '@tollgate/core';
+ * import { suspicionAlertBody } from '@tollgate/core/license';
  * const body = suspicionAlertBody(job.payload);
  * ```
  */
@@ -106,7 +106,7 @@ export interface SuspicionAlertDelivererDeps extends NotificationUrlPolicy {
  * @returns `deliver(alert)`.
  * @example
  * ```ts
- * import { createSuspicionAlertDeliverer } from '@tollgate/core';
+ * import { createSuspicionAlertDeliverer } from '@tollgate/core/license';
  * import { createNodeNotificationTransport } from '@tollgate/core/node';
  * const deliverer = createSuspicionAlertDeliverer({ sql, signingRoot, clock: systemClock, transport: createNodeNotificationTransport() });
  * const outcome = await deliverer.deliver(job.payload);

@@ -19,7 +19,7 @@ export type SuspicionKind = 'fingerprint_churn' | 'proof_failure' | 'nonce_repla
  *
  * @example
  * ```ts
- * import { suspicionWeights } from '@tollgate/core';
+ * import { suspicionWeights } from '@tollgate/core/license';
  * suspicionWeights.proof_failure; // 10
  * ```
  */
@@ -52,7 +52,7 @@ export interface SuspicionSettings {
  *
  * @example
  * ```ts
- * import { defaultSuspicionSettings } from '@tollgate/core';
+ * import { defaultSuspicionSettings } from '@tollgate/core/license';
  * const settings = { ...defaultSuspicionSettings, cooldownMs: 15 * 60_000 };
  * ```
  */

@@ -8,7 +8,7 @@ import type { SqlClient } from '../../storage/sql-client';
  *
  * @example
  * ```ts
- * import { telemetryCounterNames } from '@tollgate/core';
+ * import { telemetryCounterNames } from '@tollgate/core/license';
  * telemetryCounterNames.includes('t1.no_consent'); // true
  * ```
  */
@@ -68,7 +68,7 @@ export const counterIncrementSql = `INSERT INTO license_telemetry_counters (vend
  * @param names - The counters.
  * @example
  * ```ts
- * import { incrementTelemetryCounters } from '@tollgate/core';
+ * import { incrementTelemetryCounters } from '@tollgate/core/license';
  * await incrementTelemetryCounters(sql, { vendorId, productId, at: new Date() }, ['t1.no_consent']);
  * ```
  */
@@ -95,7 +95,7 @@ export interface TelemetryCounterDay {
  * @returns The counts, by day, product and counter.
  * @example
  * ```ts
- * import { readTelemetryCounters } from '@tollgate/core';
+ * import { readTelemetryCounters } from '@tollgate/core/license';
  * const days = await readTelemetryCounters(sql, vendorId, { from: '2026-05-01', to: '2026-05-31' });
  * ```
  */
@@ -125,7 +125,7 @@ export interface TelemetryCounterTotal {
  * @returns One total per vendor, product and counter.
  * @example
  * ```ts
- * import { telemetryCounterTotals } from '@tollgate/core';
+ * import { telemetryCounterTotals } from '@tollgate/core/license';
  * const totals = await telemetryCounterTotals(sql);
  * ```
  */

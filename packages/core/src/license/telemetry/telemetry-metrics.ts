@@ -32,7 +32,7 @@ const escapeHelp = (value: string) => value.replace(/\\/g, '\\\\').replace(/\n/g
  * @throws TypeError for an invalid metric or label name.
  * @example
  * ```ts
- * import { renderPrometheusText } from '@tollgate/core';
+ * import { renderPrometheusText } from '@tollgate/core/license';
  * renderPrometheusText([{ name: 'up', help: 'Up.', type: 'gauge', samples: [{ labels: {}, value: 1 }] }]); // '# HELP up Up.\n# TYPE up gauge\nup 1\n'
  * ```
  */
@@ -70,7 +70,7 @@ export function renderPrometheusText(families: readonly MetricFamily[]): string 
  * @returns The families, for {@link renderPrometheusText}.
  * @example
  * ```ts
- * import { gatherLicenseMetrics, renderPrometheusText } from '@tollgate/core';
+ * import { gatherLicenseMetrics, renderPrometheusText } from '@tollgate/core/license';
  * const text = renderPrometheusText(await gatherLicenseMetrics(sql, new Date()));
  * ```
  */

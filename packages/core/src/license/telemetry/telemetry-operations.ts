@@ -68,7 +68,7 @@ function counterRange(query: Readonly<Record<string, string>>, now: Date): { fro
  * @returns The operations.
  * @example
  * ```ts
- * import { telemetryOperations } from '@tollgate/core';
+ * import { telemetryOperations } from '@tollgate/core/license';
  * const operations = telemetryOperations({ retentionDays: 30 });
  * ```
  */

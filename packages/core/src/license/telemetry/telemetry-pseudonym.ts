@@ -22,7 +22,7 @@ const derivedKeys = new WeakMap<Uint8Array, Uint8Array>();
  * @throws TypeError when the master key is not 32 bytes.
  * @example
  * ```ts
- * import { deriveTelemetryPseudonymKey, telemetrySubject } from '@tollgate/core';
+ * import { deriveTelemetryPseudonymKey, telemetrySubject } from '@tollgate/core/license';
  * const subject = telemetrySubject(deriveTelemetryPseudonymKey(masterKey), machineId);
  * ```
  */
@@ -45,7 +45,7 @@ export function deriveTelemetryPseudonymKey(masterKey: Uint8Array): Uint8Array {
  * @returns 64 lowercase hex digits.
  * @example
  * ```ts
- * import { deriveTelemetryPseudonymKey, telemetrySubject } from '@tollgate/core';
+ * import { deriveTelemetryPseudonymKey, telemetrySubject } from '@tollgate/core/license';
  * const subject = telemetrySubject(deriveTelemetryPseudonymKey(masterKey), '0f1e…');
  * ```
  */

@@ -25,7 +25,7 @@ export interface TelemetryPurgeWindow {
  * @returns The window.
  * @example
  * ```ts
- * import { telemetryPurgeWindow } from '@tollgate/core';
+ * import { telemetryPurgeWindow } from '@tollgate/core/license';
  * const window = telemetryPurgeWindow(new Date(), 30, '2026-01-01');
  * ```
  */
@@ -44,7 +44,7 @@ export function telemetryPurgeWindow(now: Date, retentionDays: number, before?: 
  * @returns A message naming the problem, or `undefined` when the date is fine.
  * @example
  * ```ts
- * import { purgeDateProblem } from '@tollgate/core';
+ * import { purgeDateProblem } from '@tollgate/core/license';
  * purgeDateProblem('2026-02-30', '2026-05-01'); // 'before must be a real calendar day (YYYY-MM-DD)'
  * ```
  */
@@ -71,7 +71,7 @@ export interface TelemetryPurgeCounts {
  * @returns The counts.
  * @example
  * ```ts
- * import { countTelemetryPurge, telemetryPurgeWindow } from '@tollgate/core';
+ * import { countTelemetryPurge, telemetryPurgeWindow } from '@tollgate/core/license';
  * const counts = await countTelemetryPurge(sql, vendorId, telemetryPurgeWindow(new Date(), 30));
  * ```
  */
@@ -97,7 +97,7 @@ export async function countTelemetryPurge(sql: SqlClient, vendorId: string, wind
  * @returns What was removed.
  * @example
  * ```ts
- * import { runTelemetryPurge, telemetryPurgeWindow } from '@tollgate/core';
+ * import { runTelemetryPurge, telemetryPurgeWindow } from '@tollgate/core/license';
  * const removed = await runTelemetryPurge(call.sql, vendorId, telemetryPurgeWindow(call.now, 30, '2026-01-01'));
  * ```
  */
@@ -125,7 +125,7 @@ export const retentionBatchRows = 5_000;
  * @returns How many rows were deleted.
  * @example
  * ```ts
- * import { enforceTelemetryRetention } from '@tollgate/core';
+ * import { enforceTelemetryRetention } from '@tollgate/core/license';
  * const deleted = await enforceTelemetryRetention(sql, new Date(), 30);
  * ```
  */

@@ -1,6 +1,6 @@
 import type { SqlClient } from '../../storage/sql-client';
-import type { ErasureScanBudget, MachineErasureStep } from '../admin/machines/machine-erasure';
-import type { MachineRecord } from '../admin/machines/machine-store';
+import type { ErasureScanBudget, MachineErasureStep } from '../model/machines/machine-erasure';
+import type { MachineRecord } from '../model/machines/machine-store';
 import { createDsrScanBudget, dsrBounds } from '../dsr/dsr-bounds';
 import type { DsrExportRecords, DsrScope, SubjectDataSource } from '../dsr/subject-data-source';
 import { deriveTelemetryPseudonymKey, telemetrySubject } from './telemetry-pseudonym';
@@ -85,7 +85,7 @@ function rowView(row: RawRow, machineOf: ReadonlyMap<string, string>): Telemetry
  * @returns The rows, oldest first, each naming its table and machine.
  * @example
  * ```ts
- * import { exportMachineTelemetry } from '@tollgate/core';
+ * import { exportMachineTelemetry } from '@tollgate/core/license';
  * const rows = await exportMachineTelemetry(sql, masterKey, { vendorId, machineIds: [machineId] });
  * ```
  */
@@ -113,7 +113,7 @@ export async function exportMachineTelemetry(
  * @returns The step, named `telemetry`.
  * @example
  * ```ts
- * import { machineErasureSteps, telemetryErasureStep } from '@tollgate/core';
+ * import { machineErasureSteps, telemetryErasureStep } from '@tollgate/core/license';
  * const steps = [telemetryErasureStep(masterKey), ...machineErasureSteps];
  * ```
  */
@@ -139,7 +139,7 @@ export function telemetryErasureStep(masterKey: Uint8Array): MachineErasureStep 
  * @returns The source, named `telemetry`.
  * @example
  * ```ts
- * import { telemetrySubjectDataSource } from '@tollgate/core';
+ * import { telemetrySubjectDataSource } from '@tollgate/core/license';
  * const sources = [telemetrySubjectDataSource(masterKey), ...otherSources];
  * ```
  */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defaultBackoff, retryDelayMs } from '@tollgate/core';
+import { defaultBackoff, retryDelayMs } from '@tollgate/core/storage';
 
 describe('retryDelayMs', () => {
   it('doubles the ceiling per attempt and scales it by the random sample', () => {

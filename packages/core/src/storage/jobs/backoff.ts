@@ -15,7 +15,7 @@ export const defaultBackoff: Required<BackoffOptions> = { baseMs: 1_000, maxMs: 
  *
  * @example
  * ```ts
- * import { retryDelayMs } from '@tollgate/core';
+ * import { retryDelayMs } from '@tollgate/core/storage';
  * retryDelayMs(3, { baseMs: 1000, maxMs: 60_000 }, () => 0.5); // 2000 (half of 4000)
  * ```
  */

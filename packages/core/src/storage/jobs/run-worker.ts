@@ -45,7 +45,8 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
  *
  * @example
  * ```ts
- * import { runWorker, createSqlJobQueue, systemClock } from '@tollgate/core';
+ * import { systemClock } from '@tollgate/core';
+ * import { runWorker, createSqlJobQueue } from '@tollgate/core/storage';
  * const stop = new AbortController();
  * const done = runWorker({
  *   queue: 'webhooks',

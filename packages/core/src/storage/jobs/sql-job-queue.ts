@@ -63,7 +63,8 @@ function describeFailure(error: unknown): string {
  *
  * @example
  * ```ts
- * import { createSqlJobQueue, systemClock } from '@tollgate/core';
+ * import { systemClock } from '@tollgate/core';
+ * import { createSqlJobQueue } from '@tollgate/core/storage';
  * const jobs = createSqlJobQueue(sql, { clock: systemClock });
  * await jobs.enqueue('webhooks', { eventId: 'evt_1' }, { idempotencyKey: 'evt_1' });
  * const job = await jobs.claim('webhooks', { leaseMs: 30_000 });

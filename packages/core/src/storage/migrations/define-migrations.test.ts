@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MigrationError, coreMigrations, defineMigrations, migrationChecksum } from '@tollgate/core';
+import { coreMigrations } from '@tollgate/core';
+import { MigrationError, defineMigrations, migrationChecksum } from '@tollgate/core/storage';
 import { thrownBy } from '../../../test/support/thrown';
 
 const refusal = (run: () => unknown): MigrationError => thrownBy(MigrationError, run);

@@ -30,7 +30,7 @@ const domainPattern = /^[a-z][a-z0-9_-]*$/;
  *
  * @example
  * ```ts
- * import { migrationChecksum } from '@tollgate/core';
+ * import { migrationChecksum } from '@tollgate/core/storage';
  * migrationChecksum('CREATE TABLE t (id int);\n') === migrationChecksum('CREATE TABLE t (id int);\r\n'); // true
  * ```
  */
@@ -54,7 +54,8 @@ function invalid(domain: string, message: string, details: Record<string, unknow
  *
  * @example
  * ```ts
- * import { defineMigrations, runMigrations } from '@tollgate/core';
+ * import { runMigrations } from '@tollgate/core';
+ * import { defineMigrations } from '@tollgate/core/storage';
  * import payments from './migrations/001_payments.sql';
  * export const gatewayMigrations = defineMigrations('gateway', { '001_payments.sql': payments });
  * await runMigrations(sql, gatewayMigrations);

@@ -16,7 +16,8 @@ export type MigrationErrorCode = 'migration_list_invalid' | 'migration_database_
  *
  * @example
  * ```ts
- * import { runMigrations, MigrationError, coreMigrations } from '@tollgate/core';
+ * import { runMigrations, coreMigrations } from '@tollgate/core';
+ * import { MigrationError } from '@tollgate/core/storage';
  * try { await runMigrations(sql, coreMigrations); }
  * catch (error) { if (error instanceof MigrationError) console.error(error.code, error.details); throw error; }
  * ```

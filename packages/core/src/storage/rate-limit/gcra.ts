@@ -23,7 +23,7 @@ export interface GcraState {
  *
  * @example
  * ```ts
- * import { gcraStep } from '@tollgate/core';
+ * import { gcraStep } from '@tollgate/core/storage';
  * const first = gcraStep(undefined, 0, { limit: 2, windowMs: 1000 }); // allowed, remaining 1
  * ```
  */
@@ -58,7 +58,7 @@ export function gcraStep(
  *
  * @example
  * ```ts
- * import { gcraRefilledAtMs, gcraStep } from '@tollgate/core';
+ * import { gcraRefilledAtMs, gcraStep } from '@tollgate/core/storage';
  * const { state } = gcraStep(undefined, 0, { limit: 2, windowMs: 1000 });
  * gcraRefilledAtMs(state); // 500
  * ```

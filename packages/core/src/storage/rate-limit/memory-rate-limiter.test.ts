@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ManualClock, createMemoryRateLimiter } from '@tollgate/core';
+import { ManualClock } from '@tollgate/core';
+import { createMemoryRateLimiter } from '@tollgate/core/storage';
 
 const rule = { limit: 1, windowMs: 1_000 };
 

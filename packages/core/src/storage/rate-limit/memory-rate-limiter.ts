@@ -19,7 +19,8 @@ export interface MemoryRateLimiterOptions {
  *
  * @example
  * ```ts
- * import { createMemoryRateLimiter, systemClock } from '@tollgate/core';
+ * import { systemClock } from '@tollgate/core';
+ * import { createMemoryRateLimiter } from '@tollgate/core/storage';
  * const limiter = createMemoryRateLimiter({ clock: systemClock, maxKeys: 50_000 });
  * await limiter.consume('ip:203.0.113.7', { limit: 10, windowMs: 1_000 });
  * ```

@@ -48,7 +48,7 @@ const maxWindowMs = 366 * 24 * 60 * 60 * 1000;
  *
  * @example
  * ```ts
- * import { assertRateLimitInput } from '@tollgate/core';
+ * import { assertRateLimitInput } from '@tollgate/core/storage';
  * assertRateLimitInput('ip:203.0.113.7', { limit: 60, windowMs: 60_000 });
  * ```
  */

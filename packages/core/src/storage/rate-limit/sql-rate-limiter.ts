@@ -30,7 +30,7 @@ export interface SqlRateLimitParams {
  * @returns The statement text (no trailing semicolon).
  * @example
  * ```ts
- * import { sqlRateLimitUpsert } from '@tollgate/core';
+ * import { sqlRateLimitUpsert } from '@tollgate/core/storage';
  * const text = `WITH budget AS (${sqlRateLimitUpsert({ key: '$1', nowMs: '$2', limit: '$3', windowMs: '$4' })}) SELECT tat, allowed FROM budget`;
  * ```
  */
@@ -62,7 +62,7 @@ const consumeSql = sqlRateLimitUpsert({ key: '$1', nowMs: '$2', limit: '$3', win
  * @returns The decision.
  * @example
  * ```ts
- * import { sqlRateLimitDecision } from '@tollgate/core';
+ * import { sqlRateLimitDecision } from '@tollgate/core/storage';
  * const decision = sqlRateLimitDecision(rows[0], nowMs, rule);
  * ```
  */
@@ -91,7 +91,7 @@ const limiterDatabases = new WeakMap<RateLimiter, SqlClient>();
  * @returns Its database, if it is a SQL limiter.
  * @example
  * ```ts
- * import { sqlRateLimiterDatabase } from '@tollgate/core';
+ * import { sqlRateLimiterDatabase } from '@tollgate/core/storage';
  * const foldable = sqlRateLimiterDatabase(limiter) === sql;
  * ```
  */
@@ -108,7 +108,8 @@ export function sqlRateLimiterDatabase(limiter: RateLimiter | undefined): SqlCli
  *
  * @example
  * ```ts
- * import { createSqlRateLimiter, systemClock } from '@tollgate/core';
+ * import { systemClock } from '@tollgate/core';
+ * import { createSqlRateLimiter } from '@tollgate/core/storage';
  * const limiter = createSqlRateLimiter(sql, { clock: systemClock });
  * const { allowed, retryAfterMs } = await limiter.consume(`ip:${ip}`, { limit: 60, windowMs: 60_000 });
  * ```

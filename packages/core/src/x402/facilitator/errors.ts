@@ -15,7 +15,7 @@ export type FacilitatorUnavailableReason = 'timeout' | 'network' | 'unavailable_
  *
  * @example
  * ```ts
- * import { FacilitatorUnavailableError } from '@tollgate/core';
+ * import { FacilitatorUnavailableError } from '@tollgate/core/x402';
  * try { await facilitator.verify(payload, accepted); }
  * catch (e) { if (e instanceof FacilitatorUnavailableError) console.log(e.details.reason); } // 'timeout'
  * ```
@@ -56,7 +56,7 @@ export type FacilitatorProtocolFailure = 'not_json' | 'invalid_shape' | 'too_lar
  *
  * @example
  * ```ts
- * import { FacilitatorProtocolError } from '@tollgate/core';
+ * import { FacilitatorProtocolError } from '@tollgate/core/x402';
  * try { await facilitator.supported(); }
  * catch (e) { if (e instanceof FacilitatorProtocolError) console.log(e.details.failure); } // 'not_json'
  * ```

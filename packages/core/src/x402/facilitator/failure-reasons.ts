@@ -9,7 +9,7 @@
  *
  * @example
  * ```ts
- * import { payloadOnlyFailureReasons } from '@tollgate/core';
+ * import { payloadOnlyFailureReasons } from '@tollgate/core/x402';
  * payloadOnlyFailureReasons.has('invalid_exact_evm_signature'); // true
  * ```
  */
@@ -49,7 +49,7 @@ export const payloadOnlyFailureReasons: ReadonlySet<string> = new Set([
  *
  * @example
  * ```ts
- * import { facilitatorRefusalKind } from '@tollgate/core';
+ * import { facilitatorRefusalKind } from '@tollgate/core/x402';
  * facilitatorRefusalKind('invalid_exact_evm_nonce_already_used'); // 'chain'
  * ```
  */

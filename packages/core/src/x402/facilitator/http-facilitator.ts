@@ -92,7 +92,8 @@ const isUnavailableStatus = (status: number) => status >= 500 || status === 408 
  *
  * @example
  * ```ts
- * import { createHttpFacilitator, settlementOutcome } from '@tollgate/core';
+ * import { createHttpFacilitator } from '@tollgate/core';
+ * import { settlementOutcome } from '@tollgate/core/x402';
  * const facilitator = createHttpFacilitator({ url: config.FACILITATOR_URL, timeoutMs: { verify: 5_000, settle: 45_000 } });
  * const outcome = settlementOutcome(await facilitator.settle(payload, accepted));
  * ```

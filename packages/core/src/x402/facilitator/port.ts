@@ -65,7 +65,7 @@ export type SettlementOutcome =
  *
  * @example
  * ```ts
- * import { settlementOutcome } from '@tollgate/core';
+ * import { settlementOutcome } from '@tollgate/core/x402';
  * const outcome = settlementOutcome(await facilitator.settle(payload, accepted));
  * if (outcome.status === 'pending') await markPending(outcome.transaction);
  * ```

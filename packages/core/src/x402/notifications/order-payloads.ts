@@ -120,7 +120,7 @@ export type MerchantNotification = PaymentSettledNotification | OrderPaidNotific
  * @returns The notification id.
  * @example
  * ```ts
- * import { orderNotificationId } from '@tollgate/core';
+ * import { orderNotificationId } from '@tollgate/core/x402';
  * orderNotificationId('order.paid', 'ord_7d5d747be160e280504c099d984bcfe0'); // 'ntf_…'
  * ```
  */
@@ -136,7 +136,7 @@ export function orderNotificationId(event: Exclude<MerchantNotificationEvent, 'p
  *
  * @example
  * ```ts
- * import { serializeNotification } from '@tollgate/core';
+ * import { serializeNotification } from '@tollgate/core/x402';
  * const body = serializeNotification(notification);
  * ```
  */

@@ -32,7 +32,7 @@ export interface PaymentSettledNotification {
  *
  * @example
  * ```ts
- * import { buildPaymentSettledNotification, serializeNotification, signNotification } from '@tollgate/core';
+ * import { buildPaymentSettledNotification, serializeNotification, signNotification } from '@tollgate/core/x402';
  * const body = serializeNotification(buildPaymentSettledNotification({ id: jobId, createdAt: now, receipt, signedReceipt }));
  * const headers = signNotification({ body, keys, timestamp: now });
  * ```

@@ -26,7 +26,7 @@ import { utf8Encode } from '../../crypto/utf8';
  *
  * @example
  * ```ts
- * import { notificationHeaderNames } from '@tollgate/core';
+ * import { notificationHeaderNames } from '@tollgate/core/x402';
  * const signature = request.headers.get(notificationHeaderNames.signature);
  * ```
  */
@@ -62,7 +62,8 @@ function signedBytes(timestamp: number, body: string | Uint8Array): Uint8Array {
  *
  * @example
  * ```ts
- * import { signNotification, unixSeconds } from '@tollgate/core';
+ * import { unixSeconds } from '@tollgate/core';
+ * import { signNotification } from '@tollgate/core/x402';
  * const headers = signNotification({ body, keys: [{ id: merchant.notifyHmacKeyId, key: merchant.notifyHmacKey }], timestamp: unixSeconds(clock) });
  * await fetch(notifyUrl, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
  * ```

@@ -9,17 +9,19 @@ import {
   coreMigrations,
   createNetworkRegistry,
   createSqlGatewayStores,
-  createSqlJobQueue,
-  decodePaymentSignatureHeader,
   deriveGatewayKeys,
-  FacilitatorUnavailableError,
   gatewayMigrations,
   ManualClock,
   settlementRecoveryQueue,
   type GatewayStores,
   type PaymentEvent,
-  type SettleResponse,
 } from '@tollgate/core';
+import { createSqlJobQueue } from '@tollgate/core/storage';
+import {
+  decodePaymentSignatureHeader,
+  FacilitatorUnavailableError,
+  type SettleResponse,
+} from '@tollgate/core/x402';
 import { createPayments, settlementRecoveryJobKey, type Payments } from '@tollgate/core/gateway';
 import { gatewayConformanceEpoch, openTestDatabase, type TestDatabase } from '@tollgate/core/testing';
 import { createFakeChain, type FakeChain } from '../fake-chain';

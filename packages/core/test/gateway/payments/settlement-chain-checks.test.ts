@@ -10,18 +10,20 @@ import {
   coreMigrations,
   createNetworkRegistry,
   createSqlGatewayStores,
-  decodePaymentSignatureHeader,
   deriveGatewayKeys,
-  FacilitatorUnavailableError,
   GatewayError,
   gatewayMigrations,
   ManualClock,
   notificationQueue,
   type Facilitator,
   type GatewayStores,
+} from '@tollgate/core';
+import {
+  decodePaymentSignatureHeader,
+  FacilitatorUnavailableError,
   type SettleResponse,
   type VerifyResponse,
-} from '@tollgate/core';
+} from '@tollgate/core/x402';
 import { createPayments, type Payments } from '@tollgate/core/gateway';
 import { gatewayConformanceEpoch, openTestDatabase, type TestDatabase } from '@tollgate/core/testing';
 import { createFakeChain, type FakeChain } from '../fake-chain';

@@ -11,14 +11,16 @@ import {
   createNetworkRegistry,
   createSqlGatewayStores,
   deriveGatewayKeys,
-  encodeX402Header,
   GatewayError,
   gatewayMigrations,
-  PaymentVerificationError,
   ManualClock,
   resolvePaymentSettings,
   type GatewayStores,
 } from '@tollgate/core';
+import {
+  encodeX402Header,
+  PaymentVerificationError,
+} from '@tollgate/core/x402';
 import { createPayments, type Payments } from '@tollgate/core/gateway';
 import { gatewayConformanceEpoch, openTestDatabase, type TestDatabase } from '@tollgate/core/testing';
 import { payableRef } from '../../support/payable-ref';

@@ -7,15 +7,17 @@ import {
   coreMigrations,
   createNetworkRegistry,
   createSqlGatewayStores,
-  decodePaymentSignatureHeader,
   deriveGatewayKeys,
-  encodeX402Header,
   gatewayMigrations,
   ManualClock,
-  PaymentVerificationError,
   type GatewayStores,
-  type SettleResponse,
 } from '@tollgate/core';
+import {
+  decodePaymentSignatureHeader,
+  encodeX402Header,
+  PaymentVerificationError,
+  type SettleResponse,
+} from '@tollgate/core/x402';
 import { createPayments, type Payments } from '@tollgate/core/gateway';
 import { gatewayConformanceEpoch, openTestDatabase, type TestDatabase } from '@tollgate/core/testing';
 import { payableRef, type PayableRef } from '../../support/payable-ref';

@@ -10,18 +10,20 @@ import {
   createNetworkRegistry,
   createSqlGatewayStores,
   deriveGatewayKeys,
-  FacilitatorUnavailableError,
-  decodePaymentSignatureHeader,
   GatewayError,
   gatewayMigrations,
   ManualClock,
-  PaymentVerificationError,
   settlementRecoveryQueue,
   type Facilitator,
   type GatewayStores,
+} from '@tollgate/core';
+import {
+  FacilitatorUnavailableError,
+  decodePaymentSignatureHeader,
+  PaymentVerificationError,
   type SettleResponse,
   type VerifyResponse,
-} from '@tollgate/core';
+} from '@tollgate/core/x402';
 import { createPayments, type Payments } from '@tollgate/core/gateway';
 import { gatewayConformanceEpoch, openTestDatabase, type TestDatabase } from '@tollgate/core/testing';
 import { payableRef } from '../../support/payable-ref';

@@ -2,9 +2,9 @@
 // workers that start once and stop cleanly, and warnings where a guarantee would silently be lost.
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { coreMigrations, createGateway, createNetworkRegistry, deriveGatewayKeys, gatewayMigrations, ManualClock, type GatewayLogger } from '@tollgate/core';
+import { coreMigrations, createGateway, createNetworkRegistry, deriveGatewayKeys, gatewayMigrations, ManualClock, type GatewayLogger, toFetchHandler, type PaymentEvent } from '@tollgate/core';
 import { gatewayRouteTable, warnWhenPendingWithoutWorkers } from '@tollgate/core/gateway';
-import { toFetchHandler, route, type PaymentEvent } from '@tollgate/core';
+import { route } from '@tollgate/core/http';
 import { gatewayConformanceEpoch, openTestDatabase, type TestDatabase } from '@tollgate/core/testing';
 
 interface Line {

@@ -1,4 +1,5 @@
-import { coreMigrations, createSqlGatewayStores, createSqlRateLimiter, gatewayMigrations, ManualClock } from '@tollgate/core';
+import { coreMigrations, createSqlGatewayStores, gatewayMigrations, ManualClock } from '@tollgate/core';
+import { createSqlRateLimiter } from '@tollgate/core/storage';
 import { challengeFor, openTestDatabase, type TestDatabase } from '@tollgate/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHousekeeping } from '@tollgate/core/gateway';

@@ -5,23 +5,24 @@ import { afterEach, expect, it } from 'vitest';
 import {
   ManualClock,
   NotificationSignatureError,
-  buildPaymentReceipt,
-  buildPaymentSettledNotification,
   coreMigrations,
   createNetworkRegistry,
   createSqlGatewayStores,
-  createSqlJobQueue,
   createViemWalletSignatureVerifier,
   deriveGatewayKeys,
   gatewayMigrations,
   notificationQueue,
-  signReceipt,
   unixSeconds,
   verifyNotification,
   type GatewayStores,
-  type Job,
   type NotificationJob,
 } from '@tollgate/core';
+import { createSqlJobQueue, type Job } from '@tollgate/core/storage';
+import {
+  buildPaymentReceipt,
+  buildPaymentSettledNotification,
+  signReceipt,
+} from '@tollgate/core/x402';
 import {
   createMerchantAccountService,
   createRegistrationService,

@@ -2,7 +2,8 @@
 // payment pending while the payer may have been charged, so it is an error, not a debug line; the sweep
 // gives such payments a new job.
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { coreMigrations, createSqlJobQueue, gatewayMigrations, ManualClock, settlementRecoveryQueue } from '@tollgate/core';
+import { coreMigrations, gatewayMigrations, ManualClock, settlementRecoveryQueue } from '@tollgate/core';
+import { createSqlJobQueue } from '@tollgate/core/storage';
 import { openTestDatabase, type TestDatabase } from '@tollgate/core/testing';
 import { startRecoveryWorker, type RecoveryWorkerLogger } from '@tollgate/core/gateway';
 import { eventually } from '../../../../../test/eventually';

@@ -3,17 +3,17 @@
  * the concurrency contracts (gate charges, refresh rotation) on the PostgreSQL server.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomId } from '@tollgate/core/crypto';
 import {
   createSqlAccountSessionStore,
   createSqlLoginGateStore,
   hashAccountPassword,
   loginGateCharge,
   loginGateRefund,
-  randomId,
   type LoginGateRule,
   type LoginGateState,
   type StoredTokenPair,
-} from '@tollgate/core';
+} from '@tollgate/core/license';
 import { raceCase, testDatabaseEngines, type TestDatabase } from '@tollgate/core/testing';
 import { seedVendor, seedTime } from '../admin/license-admin-fixtures';
 import { openLicenseTestDatabase } from '../license-test-database';

@@ -1,4 +1,4 @@
-import { createSqlAdminTokenStore, createSqlIdempotencyJournal, createSqlVendorStore } from '@tollgate/core';
+import { createSqlAdminTokenStore, createSqlIdempotencyJournal, createSqlVendorStore } from '@tollgate/core/license';
 import { describeAdminFoundationConformance, testDatabaseEngines } from '@tollgate/core/testing';
 import { openLicenseTestDatabase } from '../license-test-database';
 

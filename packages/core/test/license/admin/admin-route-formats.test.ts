@@ -4,18 +4,14 @@
  * that admits its callers on its own operation only.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock, bootstrapVendor, hexEncode, sha256, toFetchHandler } from '@tollgate/core';
 import {
-  ManualClock,
   adminOperation,
-  bootstrapVendor,
   createLicenseAdminApi,
   createSqlAuditLog,
-  hexEncode,
-  sha256,
-  toFetchHandler,
   type AdminOperation,
   type BootstrappedVendor,
-} from '@tollgate/core';
+} from '@tollgate/core/license';
 import { testDatabaseEngines, type TestDatabase } from '@tollgate/core/testing';
 import { openLicenseTestDatabase, testMasterKey } from '../license-test-database';
 

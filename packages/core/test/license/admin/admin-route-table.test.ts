@@ -5,18 +5,16 @@
  * Idempotency-Key is answered from the journal without running the operation's slow `prepare`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock, bootstrapVendor, toFetchHandler } from '@tollgate/core';
 import {
-  ManualClock,
   accountOperations,
   adminOperation,
-  bootstrapVendor,
   createLicenseAdminApi,
   createSqlAuditLog,
-  toFetchHandler,
   type AdminCall,
   type AdminOperation,
   type BootstrappedVendor,
-} from '@tollgate/core';
+} from '@tollgate/core/license';
 import { testDatabaseEngines, type TestDatabase } from '@tollgate/core/testing';
 import { openLicenseTestDatabase, testMasterKey } from '../license-test-database';
 

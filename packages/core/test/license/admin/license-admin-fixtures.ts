@@ -2,9 +2,11 @@
  * Seeds for the license and machine suites: vendors, products, policies, catalog items, licenses and
  * machines written straight to the tables (the policy and catalog routes belong to other suites).
  */
-import { createSqlVendorStore, policyDefaults, randomBytes, randomId, type SqlClient } from '@tollgate/core';
-import { createSqlLicenseStore, generateLicenseKey, hashLicenseKey, licenseKeyHint, type LicenseRecord } from '../../../src/license/admin/licenses';
-import { createSqlMachineStore, type MachineRecord } from '../../../src/license/admin/machines';
+import type { SqlClient } from '@tollgate/core';
+import { randomBytes, randomId } from '@tollgate/core/crypto';
+import { createSqlVendorStore, policyDefaults } from '@tollgate/core/license';
+import { createSqlLicenseStore, generateLicenseKey, hashLicenseKey, licenseKeyHint, type LicenseRecord } from '../../../src/license/model/licenses';
+import { createSqlMachineStore, type MachineRecord } from '../../../src/license/model/machines';
 
 /** The time every seed is dated. */
 export const seedTime = new Date(Date.UTC(2026, 4, 1, 12));

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { ManualClock, type Signer } from '@tollgate/core';
 import {
-  ManualClock,
   TrustChainError,
   anchorAuditHeads,
   auditChainLink,
@@ -16,9 +16,8 @@ import {
   verifyKeyset,
   type AuditEvent,
   type AuditLog,
-  type Signer,
   type VerifyAuditAnchorOptions,
-} from '@tollgate/core';
+} from '@tollgate/core/license';
 import { testDatabaseEngines, type TestDatabase } from '@tollgate/core/testing';
 import { epochCertificateFor, samplePayloads, vectorEpochs, vectorNow, vectorPins, vectorRoots } from '../../vectors/license-fixtures';
 import { createTestVendor, tamper } from './audit-test-helpers';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { auditEventHash, auditGenesisHash, createSqlAuditLog, type AuditEvent, type AuditLog } from '@tollgate/core';
+import { auditEventHash, auditGenesisHash, createSqlAuditLog, type AuditEvent, type AuditLog } from '@tollgate/core/license';
 import { describeAuditLogConformance, raceCase, testDatabaseEngines, type TestDatabase } from '@tollgate/core/testing';
 import { createTestVendor, tamper } from './audit-test-helpers';
 import { openLicenseTestDatabase } from '../license-test-database';

@@ -2,7 +2,8 @@
  * Helpers of the audit log and anchor suites: vendor rows (the audit tables reference them) and raw
  * changes made the way someone with database access would, past the audit tables' triggers.
  */
-import { randomId, type SqlClient, type SqlParam } from '@tollgate/core';
+import type { SqlClient, SqlParam } from '@tollgate/core';
+import { randomId } from '@tollgate/core/crypto';
 
 /**
  * Creates a vendor row.

@@ -1,11 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ManualClock } from '@tollgate/core';
+import { decodeCanonical } from '@tollgate/core/cbor';
 import {
-  ManualClock,
   auditAnchorRoutes,
   createSqlAuditLog,
-  decodeCanonical,
   encodeKeyset,
   licenseClientTable,
   licenseProtocolHeader,
@@ -15,7 +15,7 @@ import {
   type AuditAnchorJob,
   type AuditLog,
   type SigningEpoch,
-} from '@tollgate/core';
+} from '@tollgate/core/license';
 import { toExpress } from '@tollgate/core/node';
 import { testDatabaseEngines, type TestDatabase } from '@tollgate/core/testing';
 import { createTestVendor } from '../audit/audit-test-helpers';

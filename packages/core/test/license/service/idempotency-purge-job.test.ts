@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { coreMigrations, createSqlIdempotencyJournal, licenseMigrations, ManualClock, startIdempotencyPurgeJob } from '@tollgate/core';
+import { coreMigrations, licenseMigrations, ManualClock } from '@tollgate/core';
+import { createSqlIdempotencyJournal, startIdempotencyPurgeJob } from '@tollgate/core/license';
 import { openTestDatabase, type TestDatabase } from '@tollgate/core/testing';
 
 let database: TestDatabase;

@@ -6,7 +6,8 @@
 import { createServer, type Server } from 'node:http';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { bootstrapVendor, createLicenseService, hexEncode, licenseProtocolHeader, licenseProtocolVersion, ManualClock, policyDefaults, type LicenseService } from '@tollgate/core';
+import { bootstrapVendor, createLicenseService, hexEncode, ManualClock, type LicenseService } from '@tollgate/core';
+import { licenseProtocolHeader, licenseProtocolVersion, policyDefaults } from '@tollgate/core/license';
 import { nodeLicenseCrypto } from '@tollgate/core/node';
 import type { TestDatabase } from '@tollgate/core/testing';
 import { createLicenseClient, createMemoryStorage } from '@tollgate/client-sdk';

@@ -1,19 +1,17 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { ManualClock, verifyNotification, type SqlClient } from '@tollgate/core';
+import { randomId } from '@tollgate/core/crypto';
 import {
-  createSqlJobQueue,
   createSqlSuspicionLedger,
   createSqlVendorStore,
   createSuspicionAlertDeliverer,
-  ManualClock,
-  randomId,
   suspicionAlertKey,
   suspicionAlertQueue,
-  verifyNotification,
-  type SqlClient,
   type SuspicionAlert,
-} from '@tollgate/core';
+} from '@tollgate/core/license';
+import { createSqlJobQueue } from '@tollgate/core/storage';
 import { createNodeNotificationTransport } from '@tollgate/core/node';
 import { describeConformance, raceCase, testDatabaseEngines } from '@tollgate/core/testing';
 import { seedTime, seedVendor } from '../admin/license-admin-fixtures';

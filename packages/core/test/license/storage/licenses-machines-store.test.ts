@@ -1,8 +1,9 @@
 import { expect, it } from 'vitest';
-import { SqlError, randomId, type SqlClient } from '@tollgate/core';
+import { SqlError, type SqlClient } from '@tollgate/core';
+import { randomId } from '@tollgate/core/crypto';
 import { describeConformance, raceCase, testDatabaseEngines, type TestDatabase } from '@tollgate/core/testing';
-import { createSqlLicenseStore, createSqlSubscriptionStore, hashLicenseKey, type NewLicense } from '../../../src/license/admin/licenses';
-import { createSqlMachineStore } from '../../../src/license/admin/machines';
+import { createSqlLicenseStore, createSqlSubscriptionStore, hashLicenseKey, type NewLicense } from '../../../src/license/model/licenses';
+import { createSqlMachineStore } from '../../../src/license/model/machines';
 import { seedKeyHashKey, seedLicense, seedMachine, seedPolicy, seedTime, seedVendor } from '../admin/license-admin-fixtures';
 import { openLicenseTestDatabase } from '../license-test-database';
 

@@ -4,15 +4,8 @@
  * revokes and publishes a batch (race cases: PostgreSQL server only).
  */
 import { expect, it } from 'vitest';
-import {
-  ManualClock,
-  bootstrapVendor,
-  createLicenseAdminApi,
-  readRevocationHead,
-  toFetchHandler,
-  type AdminProvisioningContext,
-  type BootstrappedVendor,
-} from '@tollgate/core';
+import { ManualClock, bootstrapVendor, toFetchHandler } from '@tollgate/core';
+import { createLicenseAdminApi, readRevocationHead, type AdminProvisioningContext, type BootstrappedVendor } from '@tollgate/core/license';
 import { describeConformance, raceCase, testDatabaseEngines, type TestDatabase } from '@tollgate/core/testing';
 import { createSqlAuditLog } from '../../../src/license/admin/audit/sql-audit-log';
 import { licenseOperations } from '../../../src/license/admin/licenses';

@@ -1,9 +1,8 @@
 import { expect, it } from 'vitest';
+import { ManualClock, createNobleEd25519Signer, type Signer, type SqlClient } from '@tollgate/core';
 import {
-  ManualClock,
   TrustChainError,
   buildKeyset,
-  createNobleEd25519Signer,
   encodeCborSequence,
   listEpochs,
   publishRevocationBatch,
@@ -12,9 +11,7 @@ import {
   splitCborSequence,
   verifyArtifact,
   verifyKeyset,
-  type Signer,
-  type SqlClient,
-} from '@tollgate/core';
+} from '@tollgate/core/license';
 import { describeConformance, testDatabaseEngines, type TestDatabase } from '@tollgate/core/testing';
 import { vectorBytes, vectorEpochs, vectorNow, vectorPins } from '../../vectors/license-fixtures';
 import { openLicenseTestDatabase, storeFixtureEpoch } from '../license-test-database';

@@ -5,8 +5,8 @@
  */
 import { expect, it } from 'vitest';
 import { xchacha20poly1305 } from '@noble/ciphers/chacha.js';
+import { ManualClock, type Signer, type SqlClient } from '@tollgate/core';
 import {
-  ManualClock,
   TrustChainError,
   activateEpochCertificate,
   listEpochs,
@@ -16,9 +16,7 @@ import {
   readRevocationPage,
   sealEpochPrivateKey,
   verifyArtifact,
-  type Signer,
-  type SqlClient,
-} from '@tollgate/core';
+} from '@tollgate/core/license';
 import { describeConformance, testDatabaseEngines, type TestDatabase } from '@tollgate/core/testing';
 import { wipeRetiredEpochKeys } from '../../../src/license/storage/epoch-store';
 import { epochCertificateFor, vectorBytes, vectorEpochs, vectorNow, vectorPins } from '../../vectors/license-fixtures';

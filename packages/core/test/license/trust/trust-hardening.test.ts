@@ -6,19 +6,16 @@
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { xchacha20poly1305 } from '@noble/ciphers/chacha.js';
+import { createNobleEd25519Signer, hexDecode, hexEncode, type Signer } from '@tollgate/core';
+import { decodeCanonical, encodeCanonical } from '@tollgate/core/cbor';
+import { CryptoError } from '@tollgate/core/crypto';
 import {
   ArtifactError,
-  CryptoError,
   TrustChainError,
   coseEdDsa,
-  createNobleEd25519Signer,
-  decodeCanonical,
   decodeSign1,
-  encodeCanonical,
   encodeProtectedHeader,
   encodeSign1,
-  hexDecode,
-  hexEncode,
   licenseExternalAad,
   openEpochPrivateKey,
   sealEpochPrivateKey,
@@ -27,8 +24,7 @@ import {
   signEpochCertificate,
   verifyArtifact,
   type Entitlements,
-  type Signer,
-} from '@tollgate/core';
+} from '@tollgate/core/license';
 import { deriveLicenseSubkey, licenseSubkeyLabels, licenseSubkeySalt } from '../../../src/license/admin/admin-keys';
 import { epochKeySealVersion, isLegacySealedEpochKey, sealedEpochKeyLength } from '../../../src/license/epoch-key-seal';
 import { entitlementNamePattern } from '../../../src/license/payloads/entitlements';

@@ -1,20 +1,17 @@
 import { expect, it } from 'vitest';
+import { ManualClock, createNobleEd25519Signer, unixSeconds, type SqlClient } from '@tollgate/core';
 import {
   ArtifactError,
-  ManualClock,
   TrustChainError,
   activateEpochCertificate,
   buildKeyset,
-  createNobleEd25519Signer,
   createPendingEpoch,
   decodeEpochCertificateRequest,
   listEpochs,
   loadEpochSigningKeys,
   signEpochCertificate,
-  unixSeconds,
   verifyKeyset,
-  type SqlClient,
-} from '@tollgate/core';
+} from '@tollgate/core/license';
 import { describeConformance, testDatabaseEngines, type TestDatabase } from '@tollgate/core/testing';
 import { epochCertificateFor, vectorBytes, vectorEpochs, vectorNow, vectorPins, vectorRoots } from '../../vectors/license-fixtures';
 import { openLicenseTestDatabase, storeFixtureEpoch, testMasterKey as masterKey } from '../license-test-database';

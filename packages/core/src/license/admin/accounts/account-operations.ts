@@ -4,8 +4,8 @@ import { AdminError } from '../../../errors/admin';
 import type { SqlClient } from '../../../storage/sql-client';
 import { adminOperation, type AdminOperation } from '../admin-operation';
 import { pageOf, parseAdminInput, parseAdminPage, requireVendorProduct } from '../admin-input';
-import { accountPasswordProblem, hashAccountPassword } from './account-password';
-import { createSqlAccountStore, normalizeAccountEmail, type AccountRecord, type AccountStore } from './account-store';
+import { accountPasswordProblem, hashAccountPassword } from '../../model/accounts/account-password';
+import { createSqlAccountStore, normalizeAccountEmail, type AccountRecord, type AccountStore } from '../../model/accounts/account-store';
 
 /** `max_devices` bounds and the default of a new account (docs/decisions.md "License: accounts"). */
 export const accountMaxDevices = { min: 1, max: 1000, default: 5 } as const;
@@ -97,7 +97,7 @@ function accountView(account: AccountRecord) {
  * @returns The operations.
  * @example
  * ```ts
- * import { accountOperations, createLicenseAdminApi } from '@tollgate/core';
+ * import { accountOperations, createLicenseAdminApi } from '@tollgate/core/license';
  * const admin = createLicenseAdminApi({ ...options, operations: [...accountOperations()] });
  * ```
  */

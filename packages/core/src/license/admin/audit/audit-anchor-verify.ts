@@ -100,7 +100,7 @@ function verifyAnchorEnvelope(envelope: Uint8Array, options: VerifyAuditAnchorOp
  *   mistakes).
  * @example
  * ```ts
- * import { splitCborSequence, verifyAuditAnchor } from '@tollgate/core';
+ * import { splitCborSequence, verifyAuditAnchor } from '@tollgate/core/license';
  * const [latest] = splitCborSequence(anchorsBody, 1000);
  * const result = verifyAuditAnchor(latest, { trust: { keyset: keysBody, pinnedRoots: [root] }, events, now: Math.floor(Date.now() / 1000), vendorId });
  * if (!result.verified) throw new Error(`audit log not proven: ${result.reason}`);

@@ -99,7 +99,7 @@ async function anchorVendor(tx: SqlClient, vendorId: string, signer: Signer, epo
  * @throws {@link TrustChainError} `invalid_signer`.
  * @example
  * ```ts
- * import { anchorAuditHeads, pickSigningEpoch } from '@tollgate/core';
+ * import { anchorAuditHeads, pickSigningEpoch } from '@tollgate/core/license';
  * const { signer } = pickSigningEpoch(epochs, { now: Math.floor(Date.now() / 1000) });
  * const stored = await anchorAuditHeads(sql, signer, { clock: systemClock });
  * ```
@@ -130,7 +130,7 @@ export const maxAuditAnchorPage = 1000;
  * @throws TypeError for a limit outside 1..1,000.
  * @example
  * ```ts
- * import { listAuditAnchors } from '@tollgate/core';
+ * import { listAuditAnchors } from '@tollgate/core/license';
  * const [latest] = await listAuditAnchors(sql, vendorId, 1);
  * ```
  */

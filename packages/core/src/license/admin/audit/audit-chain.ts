@@ -32,7 +32,7 @@ const maxSummaryDepth = 32;
  * @returns True when values under it are redacted.
  * @example
  * ```ts
- * import { isSecretSummaryKey } from '@tollgate/core';
+ * import { isSecretSummaryKey } from '@tollgate/core/license';
  * isSecretSummaryKey('licenseKey'); // true
  * isSecretSummaryKey('token_id'); // false
  * ```
@@ -90,7 +90,7 @@ function redactValue(value: unknown, secret: boolean, path: string, depth: numbe
  *   nesting deeper than 32 levels: the caller passes the wrong thing.
  * @example
  * ```ts
- * import { redactAuditSummary } from '@tollgate/core';
+ * import { redactAuditSummary } from '@tollgate/core/license';
  * redactAuditSummary({ email: 'a@b.example', password: 'hunter2', license_key: { value: 'K-1', valid: true } });
  * // { email: 'a@b.example', password: '[redacted]', license_key: { value: '[redacted]', valid: true } }
  * ```
@@ -109,7 +109,7 @@ export function redactAuditSummary(summary: Readonly<Record<string, unknown>>): 
  * @returns The canonical text.
  * @example
  * ```ts
- * import { auditSummaryJson } from '@tollgate/core';
+ * import { auditSummaryJson } from '@tollgate/core/license';
  * auditSummaryJson({ b: 1, a: [true, null] }); // '{"a":[true,null],"b":1}'
  * ```
  */
@@ -144,7 +144,7 @@ export interface AuditChainLink {
  * @returns The link.
  * @example
  * ```ts
- * import { auditChainLink, auditEventHash } from '@tollgate/core';
+ * import { auditChainLink, auditEventHash } from '@tollgate/core/license';
  * const intact = auditEventHash(auditChainLink(event)) === event.hash;
  * ```
  */
@@ -164,7 +164,7 @@ export function auditChainLink(event: AuditEvent): AuditChainLink {
  * @returns 64 lower-case hex digits.
  * @example
  * ```ts
- * import { auditEventHash, auditGenesisHash } from '@tollgate/core';
+ * import { auditEventHash, auditGenesisHash } from '@tollgate/core/license';
  * const hash = auditEventHash({ vendorId, seq: 1, actor: 'cli:bootstrap', action: 'vendor.create', targetType: 'vendor', targetId: vendorId, summaryJson: '{}', at: Date.now(), prevHash: auditGenesisHash });
  * ```
  */
@@ -216,7 +216,7 @@ export interface AuditChainRange {
  * @returns The verification.
  * @example
  * ```ts
- * import { auditChainLink, auditGenesisHash, verifyAuditChain } from '@tollgate/core';
+ * import { auditChainLink, auditGenesisHash, verifyAuditChain } from '@tollgate/core/license';
  * const result = verifyAuditChain(events.map(auditChainLink), { fromSeq: 1, prevHash: auditGenesisHash, head: { seq: 5, hash: anchoredHead }, limit: 5 });
  * ```
  */

@@ -44,7 +44,7 @@ function eventView(event: AuditEvent) {
  * @returns The operations.
  * @example
  * ```ts
- * import { auditOperations, createSqlAuditLog } from '@tollgate/core';
+ * import { auditOperations, createSqlAuditLog } from '@tollgate/core/license';
  * const operations = auditOperations(createSqlAuditLog(sql));
  * ```
  */

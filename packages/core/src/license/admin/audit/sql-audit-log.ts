@@ -147,7 +147,7 @@ async function append(tx: SqlClient, input: AuditEventInput, at: number): Promis
  * @returns The audit log.
  * @example
  * ```ts
- * import { createSqlAuditLog } from '@tollgate/core';
+ * import { createSqlAuditLog } from '@tollgate/core/license';
  * const audit = createSqlAuditLog(sql);
  * await sql.transaction((tx) => audit.append(tx, { vendorId, actor: tokenId, action: 'license.revoke', targetType: 'license', targetId, summary: { reason: 2 } }, Date.now()));
  * const { verified, first_broken } = await audit.verify(vendorId);

@@ -2,9 +2,9 @@ import { AdminError } from '../../../errors/admin';
 import type { SqlClient } from '../../../storage/sql-client';
 import { adminOperation, type AdminCall, type AdminOperation } from '../admin-operation';
 import { pageOf, parseAdminInput, parseAdminPage } from '../admin-input';
-import { catalogCreateSchema, catalogItemIdPattern, catalogListQuerySchema, catalogPatchSchema, resolveRequestSchema, timeOrderedPage, type CatalogKind } from './catalog-schemas';
-import { createSqlCatalogStore, type CatalogItem, type CatalogStore, type UnknownMembers } from './catalog-store';
-import { resolveEntitlements } from './resolve-entitlements';
+import { catalogCreateSchema, catalogItemIdPattern, catalogListQuerySchema, catalogPatchSchema, resolveRequestSchema, timeOrderedPage, type CatalogKind } from '../../model/catalog/catalog-schemas';
+import { createSqlCatalogStore, type CatalogItem, type CatalogStore, type UnknownMembers } from '../../model/catalog/catalog-store';
+import { resolveEntitlements } from '../../model/catalog/resolve-entitlements';
 
 /** What the catalog operations are built from. */
 export interface CatalogOperationsDeps {
@@ -139,7 +139,7 @@ function kindOperations(kind: CatalogKind, store: (sql: SqlClient) => CatalogSto
  * @returns The operations.
  * @example
  * ```ts
- * import { catalogOperations, createLicenseAdminApi } from '@tollgate/core';
+ * import { catalogOperations, createLicenseAdminApi } from '@tollgate/core/license';
  * const admin = createLicenseAdminApi({ ...options, operations: [...catalogOperations()] });
  * ```
  */

@@ -35,7 +35,7 @@ export interface AdminRevocationDeps {
  * @throws AdminError `service_unavailable`.
  * @example
  * ```ts
- * import { adminArtifactSigner } from '@tollgate/core';
+ * import { adminArtifactSigner } from '@tollgate/core/license';
  * const signer = adminArtifactSigner(deps.signingEpochs(), call.now);
  * ```
  */
@@ -60,7 +60,8 @@ export function adminArtifactSigner(epochs: readonly SigningEpoch[], now: Date, 
  * @throws AdminError `service_unavailable`.
  * @example
  * ```ts
- * import { publishAdminRevocation, hexDecode } from '@tollgate/core';
+ * import { hexDecode } from '@tollgate/core';
+ * import { publishAdminRevocation } from '@tollgate/core/license';
  * const { seq } = await publishAdminRevocation(call, deps, { licenseIds: [hexDecode(licenseId)] });
  * ```
  */
@@ -88,7 +89,7 @@ export async function publishAdminRevocation(call: AdminCall, deps: AdminRevocat
  * @param row - The row the transaction locked and marked revoked, and the batch's `seq`.
  * @example
  * ```ts
- * import { announceRevocationAfterCommit } from '@tollgate/core';
+ * import { announceRevocationAfterCommit } from '@tollgate/core/license';
  * announceRevocationAfterCommit(deps, { table: 'license_licenses', idColumn: 'license_id', id: licenseId, seq });
  * ```
  */

@@ -1,8 +1,8 @@
 import { AdminError } from '../../../errors/admin';
 import type { AdminCall } from '../admin-operation';
 import { adminPathId } from '../admin-input';
-import type { LicenseRecord } from './license-record';
-import { createSqlLicenseStore } from './license-store';
+import type { LicenseRecord } from '../../model/licenses/license-record';
+import { createSqlLicenseStore } from '../../model/licenses/license-store';
 
 /**
  * The vendor's license, or 404 `not_found` (a malformed id and another vendor's license included).
@@ -15,7 +15,7 @@ import { createSqlLicenseStore } from './license-store';
  * @throws AdminError `not_found`.
  * @example
  * ```ts
- * import { requireLicense } from '@tollgate/core';
+ * import { requireLicense } from '@tollgate/core/license';
  * const license = await requireLicense(call, call.params.licenseId);
  * ```
  */
@@ -34,7 +34,7 @@ export async function requireLicense(call: Pick<AdminCall, 'sql' | 'actor'>, lic
  * @throws AdminError `already_revoked`.
  * @example
  * ```ts
- * import { refuseRevokedLicense } from '@tollgate/core';
+ * import { refuseRevokedLicense } from '@tollgate/core/license';
  * refuseRevokedLicense(await requireLicense(call, call.params.licenseId));
  * ```
  */
@@ -49,7 +49,7 @@ export function refuseRevokedLicense(license: Pick<LicenseRecord, 'licenseId' | 
  * @returns The error to throw.
  * @example
  * ```ts
- * import { alreadyRevoked } from '@tollgate/core';
+ * import { alreadyRevoked } from '@tollgate/core/license';
  * if (outcome.kind === 'revoked') throw alreadyRevoked(licenseId);
  * ```
  */

@@ -2,11 +2,11 @@ import { AdminError } from '../../../errors/admin';
 import type { SqlClient } from '../../../storage/sql-client';
 import { adminOperation } from '../admin-operation';
 import { adminPathId } from '../admin-input';
-import { resolveEntitlements, type EntitlementSnapshot } from '../catalog/resolve-entitlements';
-import { readLicensePolicy, type PolicyTerms } from './license-policy';
-import type { LicenseRecord } from './license-record';
-import { createSqlLicenseStore } from './license-store';
-import { createSqlSubscriptionStore } from './subscription-store';
+import { resolveEntitlements, type EntitlementSnapshot } from '../../model/catalog/resolve-entitlements';
+import { readLicensePolicy, type PolicyTerms } from '../../model/licenses/license-policy';
+import type { LicenseRecord } from '../../model/licenses/license-record';
+import { createSqlLicenseStore } from '../../model/licenses/license-store';
+import { createSqlSubscriptionStore } from '../../model/licenses/subscription-store';
 
 /** What applies once a subscription lapses, by the policy's `expiry_behavior`. */
 type LapseOutcome =
@@ -41,7 +41,7 @@ async function lapseOutcome(sql: SqlClient, license: LicenseRecord, terms: Polic
  *
  * @example
  * ```ts
- * import { licensePreviewFallbackOperation } from '@tollgate/core';
+ * import { licensePreviewFallbackOperation } from '@tollgate/core/license';
  * const operations = [licensePreviewFallbackOperation];
  * ```
  */

@@ -3,17 +3,17 @@ import { AdminError } from '../../../errors/admin';
 import type { SqlClient } from '../../../storage/sql-client';
 import { adminOperation, type AdminOperation } from '../admin-operation';
 import { pageOf, parseAdminInput, parseAdminPage, requireVendorProduct } from '../admin-input';
-import { resolveEntitlements } from '../catalog/resolve-entitlements';
-import { createSqlMachineStore, machineView } from '../machines/machine-store';
+import { resolveEntitlements } from '../../model/catalog/resolve-entitlements';
+import { createSqlMachineStore, machineView } from '../../model/machines/machine-store';
 import type { AdminRevocationDeps } from './admin-revocation';
 import { alreadyRevoked, refuseRevokedLicense, requireLicense } from './license-access';
 import { licensePreviewFallbackOperation } from './license-fallback-operation';
-import { generateLicenseKey, hashLicenseKey, licenseKeyHint } from './license-key';
-import { readLicensePolicy } from './license-policy';
-import { licenseView, type LicenseRecord, type NewLicense } from './license-record';
+import { generateLicenseKey, hashLicenseKey, licenseKeyHint } from '../../model/licenses/license-key';
+import { readLicensePolicy } from '../../model/licenses/license-policy';
+import { licenseView, type LicenseRecord, type NewLicense } from '../../model/licenses/license-record';
 import { licenseRevokeOperation } from './license-revoke-operation';
-import { changeTierSchema, issueLicensesSchema, listLicensesQuerySchema, patchLicenseSchema } from './license-schemas';
-import { createSqlLicenseStore, type LicenseChanges } from './license-store';
+import { changeTierSchema, issueLicensesSchema, listLicensesQuerySchema, patchLicenseSchema } from '../../model/licenses/license-schemas';
+import { createSqlLicenseStore, type LicenseChanges } from '../../model/licenses/license-store';
 import { offlineKeyOperation } from './offline-key-operation';
 
 /** What the license operations need (`licenseOperations(deps)`). */
@@ -166,7 +166,7 @@ const changeTierOperation = adminOperation({
  * @returns The operations.
  * @example
  * ```ts
- * import { licenseOperations, deriveLicenseAdminKeys } from '@tollgate/core';
+ * import { licenseOperations, deriveLicenseAdminKeys } from '@tollgate/core/license';
  * const operations = licenseOperations({ sql, licenseKeyHashKey: deriveLicenseAdminKeys(masterKey).licenseKeyHash, signingEpochs: () => trust.signingEpochs() });
  * ```
  */

@@ -2,11 +2,11 @@ import { hexDecode } from '../../../crypto/hex';
 import { AdminError } from '../../../errors/admin';
 import { adminOperation, adminRevokeBodyLimit, type AdminOperation } from '../admin-operation';
 import { adminPathId, parseAdminInput } from '../admin-input';
-import { createSqlMachineStore } from '../machines/machine-store';
+import { createSqlMachineStore } from '../../model/machines/machine-store';
 import { announceRevocationAfterCommit, publishAdminRevocation, type AdminRevocationDeps } from './admin-revocation';
-import { licenseView } from './license-record';
-import { revokeBodySchema } from './license-schemas';
-import { createSqlLicenseStore } from './license-store';
+import { licenseView } from '../../model/licenses/license-record';
+import { revokeBodySchema } from '../../model/licenses/license-schemas';
+import { createSqlLicenseStore } from '../../model/licenses/license-store';
 
 /**
  * `POST /v1/admin/licenses/:licenseId/revoke` (scope `revoke`, destructive, body `{ reason? }` of at
@@ -26,7 +26,7 @@ import { createSqlLicenseStore } from './license-store';
  * @returns The operation.
  * @example
  * ```ts
- * import { licenseRevokeOperation } from '@tollgate/core';
+ * import { licenseRevokeOperation } from '@tollgate/core/license';
  * const revoke = licenseRevokeOperation({ sql, signingEpochs: () => trust.signingEpochs() });
  * ```
  */

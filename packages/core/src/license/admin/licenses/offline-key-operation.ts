@@ -8,12 +8,12 @@ import { signArtifact } from '../../sign-artifact';
 import { readRevocationHead } from '../../storage/revocation-store';
 import { adminOperation, type AdminOperation } from '../admin-operation';
 import { parseAdminInput } from '../admin-input';
-import { resolveEntitlements } from '../catalog/resolve-entitlements';
+import { resolveEntitlements } from '../../model/catalog/resolve-entitlements';
 import { adminArtifactSigner, type AdminRevocationDeps } from './admin-revocation';
 import { requireLicense } from './license-access';
-import { readLicensePolicy } from './license-policy';
-import { effectiveLicenseStatus } from './license-record';
-import { offlineKeyRequestSchema } from './license-schemas';
+import { readLicensePolicy } from '../../model/licenses/license-policy';
+import { effectiveLicenseStatus } from '../../model/licenses/license-record';
+import { offlineKeyRequestSchema } from '../../model/licenses/license-schemas';
 
 /** The artifact kind of offline keys (docs/protocol.md §4: content type and domain follow from it). */
 export const offlineKeyKind = 'offline-key';
@@ -30,7 +30,7 @@ export const offlineKeyKind = 'offline-key';
  * @throws ArtifactError `invalid_payload` when the payload breaks the layout.
  * @example
  * ```ts
- * import { signOfflineKey } from '@tollgate/core';
+ * import { signOfflineKey } from '@tollgate/core/license';
  * const envelope = await signOfflineKey(payload, { signer, productId });
  * ```
  */
@@ -61,7 +61,7 @@ export function signOfflineKey(key: OfflineKey, options: { signer: Signer; produ
  * @returns The operation.
  * @example
  * ```ts
- * import { offlineKeyOperation } from '@tollgate/core';
+ * import { offlineKeyOperation } from '@tollgate/core/license';
  * const operation = offlineKeyOperation({ sql, signingEpochs: () => trust.signingEpochs() });
  * ```
  */

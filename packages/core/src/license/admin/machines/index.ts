@@ -1,13 +1,1 @@
-export {
-  createSqlMachineStore,
-  machineView,
-  type InsertMachineOutcome,
-  type MachineListQuery,
-  type MachineLockOutcome,
-  type MachineRecord,
-  type MachineStatus,
-  type MachineStore,
-  type NewMachine,
-} from './machine-store';
-export { eraseMachine, machineErasureSteps, machineRecordErasure, previewMachineErasure, type MachineErasureStep } from './machine-erasure';
 export { machineOperations, type MachineOperationsDeps } from './machine-operations';

@@ -5,9 +5,9 @@ import { AdminError } from '../../../errors/admin';
 import { adminOperation, adminRevokeBodyLimit, type AdminOperation } from '../admin-operation';
 import { adminPathId, pageOf, parseAdminInput, parseAdminPage } from '../admin-input';
 import { announceRevocationAfterCommit, publishAdminRevocation, type AdminRevocationDeps } from '../licenses/admin-revocation';
-import { revokeBodySchema } from '../licenses/license-schemas';
+import { revokeBodySchema } from '../../model/licenses/license-schemas';
 import { requireLicense } from '../licenses/license-access';
-import { createSqlMachineStore, machineView } from './machine-store';
+import { createSqlMachineStore, machineView } from '../../model/machines/machine-store';
 
 /** What the machine operations need (`machineOperations(deps)`). */
 export type MachineOperationsDeps = AdminRevocationDeps;
@@ -40,7 +40,7 @@ const listMachinesQuerySchema = v.object({
  * @returns The operations.
  * @example
  * ```ts
- * import { machineOperations } from '@tollgate/core';
+ * import { machineOperations } from '@tollgate/core/license';
  * const operations = machineOperations({ sql, signingEpochs: () => trust.signingEpochs() });
  * ```
  */

@@ -48,7 +48,7 @@ const documentOperation: JsonObject = {
  * @throws TypeError when an operation has no `docs`, or two share a method and path.
  * @example
  * ```ts
- * import { buildAdminOpenApiDocument } from '@tollgate/core';
+ * import { buildAdminOpenApiDocument } from '@tollgate/core/license';
  * const document = buildAdminOpenApiDocument(admin.operations);
  * ```
  */
@@ -97,7 +97,7 @@ export function buildAdminOpenApiDocument(operations: readonly AdminOperation[])
  * @returns The text.
  * @example
  * ```ts
- * import { adminOpenApiText, adminOperationCatalog } from '@tollgate/core';
+ * import { adminOpenApiText, adminOperationCatalog } from '@tollgate/core/license';
  * const text = adminOpenApiText(adminOperationCatalog());
  * ```
  */

@@ -37,7 +37,7 @@ const key = new Uint8Array(32);
  * @returns The operations, in no particular order (the document sorts them).
  * @example
  * ```ts
- * import { adminOperationCatalog, buildAdminOpenApiDocument } from '@tollgate/core';
+ * import { adminOperationCatalog, buildAdminOpenApiDocument } from '@tollgate/core/license';
  * const document = buildAdminOpenApiDocument(adminOperationCatalog());
  * ```
  */

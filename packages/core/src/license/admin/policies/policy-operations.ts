@@ -4,11 +4,11 @@ import { AdminError } from '../../../errors/admin';
 import type { SqlClient } from '../../../storage/sql-client';
 import { adminOperation, type AdminCall, type AdminOperation } from '../admin-operation';
 import { adminPathId, pageOf, parseAdminInput, parseAdminPage } from '../admin-input';
-import { hexProductIdSchema, sortedCatalogIds, timeOrderedPage } from '../catalog/catalog-schemas';
-import { createSqlCatalogStore, type CatalogStore } from '../catalog/catalog-store';
-import { policyCreateSchema, policyDocument, policyReplaceSchema, type PolicyDocument } from './policy-document';
-import { createSqlPolicyStore, type PolicyRecord, type PolicyStore } from './policy-store';
-import { policyWarnings } from './policy-warnings';
+import { hexProductIdSchema, sortedCatalogIds, timeOrderedPage } from '../../model/catalog/catalog-schemas';
+import { createSqlCatalogStore, type CatalogStore } from '../../model/catalog/catalog-store';
+import { policyCreateSchema, policyDocument, policyReplaceSchema, type PolicyDocument } from '../../model/policies/policy-document';
+import { createSqlPolicyStore, type PolicyRecord, type PolicyStore } from '../../model/policies/policy-store';
+import { policyWarnings } from '../../model/policies/policy-warnings';
 
 /** What the policy operations are built from (each defaults to its SQL store). */
 export interface PolicyOperationsDeps {
@@ -48,7 +48,7 @@ const warningCodes = (warnings: readonly string[]) => warnings.map((warning) => 
  * @returns The operations.
  * @example
  * ```ts
- * import { policyOperations, createLicenseAdminApi } from '@tollgate/core';
+ * import { policyOperations, createLicenseAdminApi } from '@tollgate/core/license';
  * const admin = createLicenseAdminApi({ ...options, operations: [...policyOperations()] });
  * ```
  */

@@ -65,7 +65,7 @@ export interface DeliveryStore {
  * @returns The store.
  * @example
  * ```ts
- * import { createSqlDeliveryStore } from '@tollgate/core';
+ * import { createSqlDeliveryStore } from '@tollgate/core/license';
  * const deliveries = createSqlDeliveryStore(sql);
  * await deliveries.scheduleDue(new Date());
  * ```

@@ -73,7 +73,7 @@ export interface SubscriptionDelivererDeps extends NotificationUrlPolicy {
  * @returns The JSON text.
  * @example
  * ```ts
- * import { subscriptionDeliveryBody } from '@tollgate/core';
+ * import { subscriptionDeliveryBody } from '@tollgate/core/license';
  * const body = subscriptionDeliveryBody(delivery, answer, new Date());
  * ```
  */
@@ -114,7 +114,7 @@ function transportFailure(error: unknown, host: string): SubscriptionAttemptOutc
  * @returns `attempt(delivery)`.
  * @example
  * ```ts
- * import { createSubscriptionDeliverer, createSqlDeliveryStore } from '@tollgate/core';
+ * import { createSubscriptionDeliverer, createSqlDeliveryStore } from '@tollgate/core/license';
  * const store = createSqlDeliveryStore(sql);
  * const deliverer = createSubscriptionDeliverer({ masterKey, metrics, transport, clock, freezeBody: store.freezeBody });
  * ```

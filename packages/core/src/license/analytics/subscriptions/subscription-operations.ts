@@ -107,7 +107,7 @@ function auditUrl(url: string) {
  * @returns The operations.
  * @example
  * ```ts
- * import { subscriptionOperations } from '@tollgate/core';
+ * import { subscriptionOperations } from '@tollgate/core/license';
  * const operations = subscriptionOperations({ masterKey, metrics });
  * ```
  */

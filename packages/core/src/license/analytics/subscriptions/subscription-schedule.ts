@@ -36,7 +36,7 @@ function startOfUtcDay(ms: number): number {
  * @returns The period.
  * @example
  * ```ts
- * import { subscriptionPeriodAt } from '@tollgate/core';
+ * import { subscriptionPeriodAt } from '@tollgate/core/license';
  * subscriptionPeriodAt('weekly', Date.parse('2026-01-08T12:00:00Z')); // Mon 2026-01-05 .. Mon 2026-01-12
  * ```
  */
@@ -65,7 +65,7 @@ export function subscriptionPeriodAt(schedule: SubscriptionSchedule, ms: number)
  * @returns Milliseconds since the epoch.
  * @example
  * ```ts
- * import { subscriptionDueAt, subscriptionPeriodAt } from '@tollgate/core';
+ * import { subscriptionDueAt, subscriptionPeriodAt } from '@tollgate/core/license';
  * const due = subscriptionDueAt(subscriptionPeriodAt('daily', Date.now()));
  * ```
  */
@@ -85,7 +85,7 @@ export function subscriptionDueAt(period: SubscriptionPeriod): number {
  * @returns The due periods and the start of the first period left for later.
  * @example
  * ```ts
- * import { dueSubscriptionPeriods } from '@tollgate/core';
+ * import { dueSubscriptionPeriods } from '@tollgate/core/license';
  * const { periods, nextStart } = dueSubscriptionPeriods('daily', subscription.nextPeriodStart, Date.now(), 31);
  * ```
  */
@@ -108,7 +108,7 @@ export function dueSubscriptionPeriods(schedule: SubscriptionSchedule, nextStart
  * @returns `from` (its first day) and `to` (its last day).
  * @example
  * ```ts
- * import { subscriptionPeriodDays, subscriptionPeriodAt } from '@tollgate/core';
+ * import { subscriptionPeriodDays, subscriptionPeriodAt } from '@tollgate/core/license';
  * subscriptionPeriodDays(subscriptionPeriodAt('daily', Date.parse('2026-01-08T12:00:00Z'))); // { from: '2026-01-08', to: '2026-01-08' }
  * ```
  */

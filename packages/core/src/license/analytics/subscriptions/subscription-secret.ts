@@ -45,7 +45,7 @@ function sealKey(masterKey: Uint8Array): Uint8Array {
  * @returns The key (show it once) and the sealed bytes to store: `0x01 ‖ nonce (24) ‖ ciphertext (32) ‖ tag (16)`.
  * @example
  * ```ts
- * import { createSubscriptionSigningKey } from '@tollgate/core';
+ * import { createSubscriptionSigningKey } from '@tollgate/core/license';
  * const { key, sealed } = createSubscriptionSigningKey(masterKey, subscriptionId);
  * ```
  */
@@ -72,7 +72,7 @@ export function createSubscriptionSigningKey(masterKey: Uint8Array, subscription
  * @throws {@link CryptoError} `invalid_key` when the bytes were altered, moved or sealed under another master key.
  * @example
  * ```ts
- * import { openSubscriptionSigningKey } from '@tollgate/core';
+ * import { openSubscriptionSigningKey } from '@tollgate/core/license';
  * const key = openSubscriptionSigningKey(masterKey, row.subscription_id, row.signing_key_id, row.sealed_secret);
  * ```
  */

@@ -160,7 +160,7 @@ export interface MetricSubscriptionStore {
  * @returns The store.
  * @example
  * ```ts
- * import { createSqlMetricSubscriptionStore } from '@tollgate/core';
+ * import { createSqlMetricSubscriptionStore } from '@tollgate/core/license';
  * const subscriptions = await createSqlMetricSubscriptionStore(call.sql).list(call.actor.vendorId, { limit: 50 });
  * ```
  */

@@ -75,7 +75,7 @@ export interface AnalyticsDeliveryJob {
  * @returns The job.
  * @example
  * ```ts
- * import { startAnalyticsDeliveryJob } from '@tollgate/core';
+ * import { startAnalyticsDeliveryJob } from '@tollgate/core/license';
  * const job = startAnalyticsDeliveryJob({ sql, masterKey, metrics, clock: systemClock, logger, transport });
  * await job.close();
  * ```

@@ -129,7 +129,7 @@ async function rollupIfMissing(sql: SqlClient, day: string, now: Date): Promise<
  * @returns What the round did.
  * @example
  * ```ts
- * import { runAnalyticsRollup } from '@tollgate/core';
+ * import { runAnalyticsRollup } from '@tollgate/core/license';
  * const round = await runAnalyticsRollup({ sql, keys, clock, logger, config: config.analytics });
  * ```
  */
@@ -180,7 +180,7 @@ export async function runAnalyticsRollup(options: AnalyticsRollupJobOptions, isC
  * @returns The job (`runOnce()`, `close()`).
  * @example
  * ```ts
- * import { startAnalyticsRollupJob } from '@tollgate/core';
+ * import { startAnalyticsRollupJob } from '@tollgate/core/license';
  * const job = startAnalyticsRollupJob({ sql, keys, clock, logger, config: config.analytics });
  * await job.close();
  * ```

@@ -48,7 +48,7 @@ const lockSql = `SELECT pg_try_advisory_xact_lock(hashtextextended('tollgate_aud
  * @returns The job: `runOnce()` for an immediate round, `close()` to stop.
  * @example
  * ```ts
- * import { startAuditAnchorJob } from '@tollgate/core';
+ * import { startAuditAnchorJob } from '@tollgate/core/license';
  * const job = startAuditAnchorJob({ sql, trust, clock: systemClock, logger, intervalMs: 3_600_000 });
  * await job.close();
  * ```

@@ -51,7 +51,8 @@ function report(logger: LicenseLogSink, handled: readonly ProcessedBillingEvent[
  * @returns The job.
  * @example
  * ```ts
- * import { deriveLicenseAdminKeys, systemClock } from '@tollgate/core';
+ * import { systemClock } from '@tollgate/core';
+ * import { deriveLicenseAdminKeys } from '@tollgate/core/license';
  * const job = startBillingEventJob({ sql, clock: systemClock, audit, revocation, licenseKeyHashKey: deriveLicenseAdminKeys(masterKey).licenseKeyHash,
  *   dunningGraceSeconds: 7 * 86_400, checkoutTokenKey, logger, intervalMs: 5_000, retentionMs: 30 * 86_400_000 });
  * await job.close();

@@ -14,7 +14,7 @@ export const idempotencyPurgeIntervalMs = 15 * 60 * 1000;
  * @returns `close()`, which stops the timer and waits for a purge in flight.
  * @example
  * ```ts
- * import { startIdempotencyPurgeJob } from '@tollgate/core';
+ * import { startIdempotencyPurgeJob } from '@tollgate/core/license';
  * const purge = startIdempotencyPurgeJob({ journal: admin.journal, clock, logger });
  * await purge.close();
  * ```

@@ -69,8 +69,8 @@ function report(logger: LicenseLogSink, job: Job, outcome: NotificationDeliveryO
  * @returns `close()`: stops claiming, aborts attempts in flight (retried later) and waits for them.
  * @example
  * ```ts
- * import { deriveLicenseSubkey, licenseSubkeyLabels, systemClock } from '@tollgate/core';
- * import { startSuspicionAlertJob } from '@tollgate/core';
+ * import { systemClock } from '@tollgate/core';
+ * import { deriveLicenseSubkey, licenseSubkeyLabels, startSuspicionAlertJob } from '@tollgate/core/license';
  * const alerts = startSuspicionAlertJob({ sql, signingRoot: deriveLicenseSubkey(masterKey, licenseSubkeyLabels.alertSigning), clock: systemClock, logger, transport });
  * await alerts.close();
  * ```

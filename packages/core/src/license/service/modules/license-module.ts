@@ -40,7 +40,7 @@ export interface LicenseModuleContext {
  *
  * @example
  * ```ts
- * import type { MountedTable } from '@tollgate/core';
+ * import type { MountedTable } from '@tollgate/core/license';
  * const mounted: MountedTable = { prefix: '/metrics', table };
  * ```
  */

@@ -26,7 +26,7 @@ export const maxAuditAnchorLimit = 256;
  * @returns The route.
  * @example
  * ```ts
- * import { auditAnchorRoutes } from '@tollgate/core';
+ * import { auditAnchorRoutes } from '@tollgate/core/license';
  * const client = [...keysRoutes(trust, { logger }), ...revocationRoutes(sql, { logger }), ...auditAnchorRoutes(sql, { logger })];
  * ```
  */

@@ -12,8 +12,9 @@ import type { Middleware } from '../../../http/types';
  *
  * @example
  * ```ts
- * import { cors, defineRoutes, renderLicenseClientError } from '@tollgate/core';
- * import { requireLicenseProtocol, noStoreByDefault } from '@tollgate/core';
+ * import { renderLicenseClientError } from '@tollgate/core';
+ * import { cors, defineRoutes } from '@tollgate/core/http';
+ * import { requireLicenseProtocol, noStoreByDefault } from '@tollgate/core/license';
  * defineRoutes({ routes, renderError: renderLicenseClientError, middleware: [cors(), requireLicenseProtocol(), noStoreByDefault()] });
  * ```
  */
@@ -36,7 +37,7 @@ export function requireLicenseProtocol(): Middleware {
  *
  * @example
  * ```ts
- * import { noStoreByDefault } from '@tollgate/core';
+ * import { noStoreByDefault } from '@tollgate/core/license';
  * const middleware = [noStoreByDefault()];
  * ```
  */

@@ -17,7 +17,8 @@ import { noStoreByDefault, requireLicenseProtocol } from './client-protocol';
  * @returns The table.
  * @example
  * ```ts
- * import { licenseClientTable, toFetchHandler } from '@tollgate/core';
+ * import { toFetchHandler } from '@tollgate/core';
+ * import { licenseClientTable } from '@tollgate/core/license';
  * const fetch = toFetchHandler(licenseClientTable(routes, logger));
  * ```
  */

@@ -1,6 +1,7 @@
 import { route } from '../../../http/routes';
 import type { Route } from '../../../http/types';
 import type { SqlClient } from '../../../storage/sql-client';
+import { pingSql } from '../../../storage/sql-ping';
 import { version as coreVersion } from '../../../../package.json';
 
 /**
@@ -8,7 +9,7 @@ import { version as coreVersion } from '../../../../package.json';
  *
  * @example
  * ```ts
- * import type { LicenseHealthProbe } from '@tollgate/core';
+ * import type { LicenseHealthProbe } from '@tollgate/core/license';
  * const probe: LicenseHealthProbe = { ping: async () => true };
  * ```
  */
@@ -25,26 +26,12 @@ export interface LicenseHealthProbe {
  * @returns The probe.
  * @example
  * ```ts
- * import { healthRoutes, sqlHealthProbe } from '@tollgate/core';
+ * import { healthRoutes, sqlHealthProbe } from '@tollgate/core/license';
  * const routes = healthRoutes(sqlHealthProbe(sql));
  * ```
  */
 export function sqlHealthProbe(sql: SqlClient, timeoutMs = 2_000): LicenseHealthProbe {
-  return {
-    async ping() {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const timeout = new Promise<false>((resolve) => {
-        timer = setTimeout(() => resolve(false), timeoutMs);
-      });
-      try {
-        return await Promise.race([sql.query('SELECT 1 AS ok').then(() => true as const), timeout]);
-      } catch {
-        return false;
-      } finally {
-        clearTimeout(timer);
-      }
-    },
-  };
+  return { ping: () => pingSql(sql, timeoutMs) };
 }
 
 /**
@@ -56,7 +43,7 @@ export function sqlHealthProbe(sql: SqlClient, timeoutMs = 2_000): LicenseHealth
  * @returns The route.
  * @example
  * ```ts
- * import { healthRoutes } from '@tollgate/core';
+ * import { healthRoutes } from '@tollgate/core/license';
  * const routes = healthRoutes(database);
  * ```
  */

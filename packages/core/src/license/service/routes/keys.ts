@@ -16,7 +16,7 @@ import { logServerErrors } from './server-error-log';
  *
  * @example
  * ```ts
- * import { keysRoutes } from '@tollgate/core';
+ * import { keysRoutes } from '@tollgate/core/license';
  * const routes = keysRoutes(trust, { logger });
  * ```
  */

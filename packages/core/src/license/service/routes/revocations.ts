@@ -20,7 +20,7 @@ import { logServerErrors } from './server-error-log';
  *
  * @example
  * ```ts
- * import { revocationRoutes } from '@tollgate/core';
+ * import { revocationRoutes } from '@tollgate/core/license';
  * const routes = revocationRoutes(database.sql, { logger });
  * ```
  */

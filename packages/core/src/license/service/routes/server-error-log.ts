@@ -24,7 +24,7 @@ import type { LicenseLogSink } from '../logger';
  *
  * @example
  * ```ts
- * import { logServerErrors } from '@tollgate/core';
+ * import { logServerErrors } from '@tollgate/core/license';
  * route({ method: 'GET', path: '/v1/keys', handler: logServerErrors(logger, () => ({ status: 204 })) });
  * ```
  */

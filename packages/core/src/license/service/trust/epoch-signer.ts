@@ -40,7 +40,7 @@ export type EpochRetirementCheck = (epochIdHex: string) => boolean;
  *
  * @example
  * ```ts
- * import { createEpochSigner } from '@tollgate/core';
+ * import { createEpochSigner } from '@tollgate/core/license';
  * const signer = createEpochSigner(epoch, privateKey, (id) => retired.has(id), systemClock);
  * ```
  */

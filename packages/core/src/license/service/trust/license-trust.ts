@@ -77,7 +77,8 @@ export interface LicenseTrust {
  *
  * @example
  * ```ts
- * import { createLicenseTrust, systemClock } from '@tollgate/core';
+ * import { systemClock } from '@tollgate/core';
+ * import { createLicenseTrust } from '@tollgate/core/license';
  * const trust = createLicenseTrust({ sql, masterKey, pinnedRoots, clock: systemClock, logger, refreshIntervalMs: 30_000 });
  * await trust.firstBuild();
  * await trust.publishRevocation({ licenseIds: [licenseId] });

@@ -15,7 +15,7 @@ export const maxSemVerLength = 128;
  * @returns True for a version string.
  * @example
  * ```ts
- * import { isSemVer } from '@tollgate/core';
+ * import { isSemVer } from '@tollgate/core/license';
  * isSemVer('2.1.0-rc.1'); // true
  * isSemVer('v2.1'); // false
  * ```
@@ -50,7 +50,7 @@ function compareIdentifiers(a: string, b: string): number {
  * @throws TypeError when either is not a SemVer version.
  * @example
  * ```ts
- * import { compareSemVer } from '@tollgate/core';
+ * import { compareSemVer } from '@tollgate/core/license';
  * compareSemVer('1.0.0-rc.1', '1.0.0') < 0; // true
  * compareSemVer('1.10.0', '1.9.9') > 0; // true
  * ```

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { isHexId } from '../../../crypto/random';
 import { AdminError } from '../../../errors/admin';
-import type { AdminPage } from '../admin-input';
+import type { AdminPage } from '../page';
 
 /** The three kinds of catalog item. */
 export type CatalogKind = 'feature' | 'group' | 'tier';
@@ -39,7 +39,7 @@ export const catalogIdListSchema = v.pipe(
  * @returns A new sorted, duplicate-free array.
  * @example
  * ```ts
- * import { sortedCatalogIds } from '@tollgate/core';
+ * import { sortedCatalogIds } from '@tollgate/core/license';
  * sortedCatalogIds(['b', 'a', 'b']); // ['a', 'b']
  * ```
  */
@@ -71,7 +71,7 @@ const patchMemberEntries = {
  * @example
  * ```ts
  * import * as v from 'valibot';
- * import { catalogCreateSchema } from '@tollgate/core';
+ * import { catalogCreateSchema } from '@tollgate/core/license';
  * v.parse(catalogCreateSchema('group'), { product_id, id: 'export', name: 'Export', features: ['pdf', 'svg'] });
  * ```
  */
@@ -92,7 +92,7 @@ export function catalogCreateSchema(kind: CatalogKind) {
  * @example
  * ```ts
  * import * as v from 'valibot';
- * import { catalogPatchSchema } from '@tollgate/core';
+ * import { catalogPatchSchema } from '@tollgate/core/license';
  * v.parse(catalogPatchSchema('tier'), { product_id, groups: ['export'] });
  * ```
  */
@@ -133,7 +133,7 @@ export const resolveRequestSchema = v.strictObject(
  * @throws AdminError `invalid_request`.
  * @example
  * ```ts
- * import { parseAdminPage, timeOrderedPage } from '@tollgate/core';
+ * import { parseAdminPage, timeOrderedPage } from '@tollgate/core/license';
  * const page = timeOrderedPage(parseAdminPage(call.query));
  * ```
  */

@@ -1,6 +1,6 @@
 import { SqlError, SqlState } from '../../../storage/sql-error';
 import type { SqlClient } from '../../../storage/sql-client';
-import type { AdminCursorPosition } from '../admin-input';
+import type { AdminCursorPosition } from '../page';
 
 /** `active` holds a seat; `deactivated` released it; `revoked` was revoked (directly or with its license). */
 export type MachineStatus = 'active' | 'deactivated' | 'revoked';
@@ -129,7 +129,7 @@ const toRecord = (row: MachineRow): MachineRecord => ({
  * @returns The store.
  * @example
  * ```ts
- * import { createSqlMachineStore } from '@tollgate/core';
+ * import { createSqlMachineStore } from '@tollgate/core/license';
  * const machines = await createSqlMachineStore(sql).list(vendorId, { licenseId, limit: 50 });
  * ```
  */
@@ -221,7 +221,7 @@ export function createSqlMachineStore(sql: SqlClient): MachineStore {
  * @returns The view.
  * @example
  * ```ts
- * import { machineView } from '@tollgate/core';
+ * import { machineView } from '@tollgate/core/license';
  * return { body: { machines: machines.map(machineView) } };
  * ```
  */

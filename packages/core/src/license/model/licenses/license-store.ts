@@ -1,6 +1,6 @@
 import { SqlError, SqlState } from '../../../storage/sql-error';
 import type { SqlClient, SqlParam } from '../../../storage/sql-client';
-import type { AdminCursorPosition } from '../admin-input';
+import type { AdminCursorPosition } from '../page';
 import type { EffectiveLicenseStatus, EntitlementOverrides, LicenseRecord, LicenseStatus, NewLicense, VersionScope } from './license-record';
 
 /** Filters and page of {@link LicenseStore.list}. */
@@ -131,7 +131,7 @@ async function readLicense(sql: SqlClient, vendorId: string, licenseId: string, 
  * @returns The store.
  * @example
  * ```ts
- * import { createSqlLicenseStore } from '@tollgate/core';
+ * import { createSqlLicenseStore } from '@tollgate/core/license';
  * const license = await createSqlLicenseStore(sql).get(vendorId, licenseId);
  * ```
  */

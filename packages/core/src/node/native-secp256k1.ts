@@ -1,4 +1,4 @@
-import { nobleSecp256k1, type Secp256k1Backend } from '@tollgate/core';
+import { nobleSecp256k1, type Secp256k1Backend } from '../x402/secp256k1-backend';
 
 /** The part of the `secp256k1` package's N-API binding (libsecp256k1) that Tollgate calls. */
 interface Libsecp256k1Binding {
@@ -98,7 +98,7 @@ export type NativeSecp256k1Unavailable = 'missing' | 'mismatch';
  * @returns The native backend, or why there is none.
  * @example
  * ```ts
- * import { loadNativeSecp256k1 } from '@tollgate/gateway-server';
+ * import { loadNativeSecp256k1 } from '@tollgate/core/node';
  * const native = await loadNativeSecp256k1();
  * if (native.ok) console.log(native.backend.name); // 'libsecp256k1'
  * ```
@@ -139,8 +139,8 @@ export interface Secp256k1BackendLogger {
  * @returns The backend to hand to `recoverDigestSigner`, `verifyExactPayment` and `evmSignerWithBackend`.
  * @example
  * ```ts
- * import { evmSignerWithBackend } from '@tollgate/core';
- * import { loadSecp256k1Backend } from '@tollgate/gateway-server';
+ * import { evmSignerWithBackend } from '@tollgate/core/x402';
+ * import { loadSecp256k1Backend } from '@tollgate/core/node';
  * const secp256k1 = await loadSecp256k1Backend(logger);
  * const signer = evmSignerWithBackend(signingKey, secp256k1);
  * ```

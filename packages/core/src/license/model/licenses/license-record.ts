@@ -67,7 +67,7 @@ export interface NewLicense {
  * @returns Revoked, else suspended, else expired when `expires_at` has passed, else active.
  * @example
  * ```ts
- * import { effectiveLicenseStatus } from '@tollgate/core';
+ * import { effectiveLicenseStatus } from '@tollgate/core/license';
  * if (effectiveLicenseStatus(license, new Date()) !== 'active') refuse();
  * ```
  */
@@ -84,7 +84,7 @@ export function effectiveLicenseStatus(license: Pick<LicenseRecord, 'status' | '
  * @returns The view.
  * @example
  * ```ts
- * import { licenseView } from '@tollgate/core';
+ * import { licenseView } from '@tollgate/core/license';
  * return { body: { license: licenseView(license, call.now) } };
  * ```
  */

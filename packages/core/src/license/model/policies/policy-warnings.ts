@@ -65,7 +65,7 @@ export const policyWarningCodes: readonly string[] = rules.map((rule) => rule.co
  * @returns The warnings, empty for a policy without risky settings.
  * @example
  * ```ts
- * import { policyWarnings } from '@tollgate/core';
+ * import { policyWarnings } from '@tollgate/core/license';
  * policyWarnings({ ...policy, validation_grace_seconds: 40 * 86_400 }); // ['long_grace: validation_grace_seconds is 3456000 …']
  * ```
  */

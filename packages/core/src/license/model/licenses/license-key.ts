@@ -21,7 +21,7 @@ const keyCharacters = licenseKeyFormat.groups * licenseKeyFormat.groupLength;
  * @returns The key, shown to the operator exactly once.
  * @example
  * ```ts
- * import { generateLicenseKey } from '@tollgate/core';
+ * import { generateLicenseKey } from '@tollgate/core/license';
  * const key = generateLicenseKey(); // e.g. '7K2QD-M9XBA-0RT4V-…'
  * ```
  */
@@ -55,7 +55,7 @@ export function generateLicenseKey(random: RandomSource = randomBytes): string {
  * @returns The 30 canonical characters, or `undefined` when it cannot be a license key.
  * @example
  * ```ts
- * import { normalizeLicenseKey } from '@tollgate/core';
+ * import { normalizeLicenseKey } from '@tollgate/core/license';
  * normalizeLicenseKey(' 7k2qd-m9xba-0rt4v-…'); // '7K2QDM9XBA0RT4V…'
  * ```
  */
@@ -80,7 +80,7 @@ export function normalizeLicenseKey(typed: string): string | undefined {
  * @returns 64 hex digits, or `undefined` for something that cannot be a key.
  * @example
  * ```ts
- * import { deriveLicenseAdminKeys, hashLicenseKey } from '@tollgate/core';
+ * import { deriveLicenseAdminKeys, hashLicenseKey } from '@tollgate/core/license';
  * const keyHash = hashLicenseKey(deriveLicenseAdminKeys(masterKey).licenseKeyHash, typedKey);
  * ```
  */
@@ -98,7 +98,7 @@ export function hashLicenseKey(hashKey: Uint8Array, key: string): string | undef
  * @throws TypeError for something that is not a license key.
  * @example
  * ```ts
- * import { licenseKeyHint } from '@tollgate/core';
+ * import { licenseKeyHint } from '@tollgate/core/license';
  * licenseKeyHint(key); // e.g. 'Q4VZ'
  * ```
  */

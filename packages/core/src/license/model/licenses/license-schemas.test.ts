@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AdminError } from '../../../errors/admin';
-import { parseAdminInput } from '../admin-input';
+import { parseAdminInput } from '../../admin/admin-input';
 import { issueLicensesSchema, patchLicenseSchema, revokeBodySchema, versionScopeSchema } from './license-schemas';
 
 const policyId = 'ab'.repeat(16);

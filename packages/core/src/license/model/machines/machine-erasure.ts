@@ -51,7 +51,7 @@ export const machineRecordErasure: MachineErasureStep = {
  *
  * @example
  * ```ts
- * import { eraseMachine, machineErasureSteps, telemetryErasureStep } from '@tollgate/core';
+ * import { eraseMachine, machineErasureSteps, telemetryErasureStep } from '@tollgate/core/license';
  * const erased = await eraseMachine(tx, machine, [telemetryErasureStep(masterKey), ...machineErasureSteps]);
  * ```
  */
@@ -67,7 +67,7 @@ export const machineErasureSteps: readonly MachineErasureStep[] = Object.freeze(
  * @returns Rows per step name.
  * @example
  * ```ts
- * import { previewMachineErasure, machineErasureSteps } from '@tollgate/core';
+ * import { previewMachineErasure, machineErasureSteps } from '@tollgate/core/license';
  * const wouldErase = await previewMachineErasure(sql, machine, machineErasureSteps);
  * ```
  */
@@ -87,7 +87,7 @@ export async function previewMachineErasure(sql: SqlClient, machine: MachineReco
  * @returns Rows removed per step name.
  * @example
  * ```ts
- * import { eraseMachine, machineErasureSteps } from '@tollgate/core';
+ * import { eraseMachine, machineErasureSteps } from '@tollgate/core/license';
  * const erased = await eraseMachine(call.sql, machine, machineErasureSteps);
  * ```
  */

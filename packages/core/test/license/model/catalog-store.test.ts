@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestDatabase } from '@tollgate/core/testing';
 import { raceCase } from '../../../src/testing/race-case';
 import { catalogTestEngines, openCatalogTestDatabase, seedVendor, t0 } from '../../support/catalog-policies-fixture';
-import { createSqlCatalogStore, type NewCatalogItem } from '../../../src/license/admin/catalog/catalog-store';
+import { createSqlCatalogStore, type NewCatalogItem } from '../../../src/license/model/catalog/catalog-store';
 
 const later = (seconds: number) => new Date(t0.getTime() + seconds * 1000);
 

@@ -4,8 +4,8 @@ import { randomId } from '../../../src/crypto/random';
 import { raceCase } from '../../../src/testing/race-case';
 import { catalogTestEngines, openCatalogTestDatabase, seedVendor, t0 } from '../../support/catalog-policies-fixture';
 import { fullPolicy } from '../../support/policy-fixtures';
-import type { PolicyDocument } from '../../../src/license/admin/policies/policy-document';
-import { createSqlPolicyStore } from '../../../src/license/admin/policies/policy-store';
+import type { PolicyDocument } from '../../../src/license/model/policies/policy-document';
+import { createSqlPolicyStore } from '../../../src/license/model/policies/policy-store';
 
 const later = (seconds: number) => new Date(t0.getTime() + seconds * 1000);
 const actor = 'ef'.repeat(16);

@@ -39,7 +39,7 @@ export interface LicensePolicy {
  * @throws Error when the document lacks a field licenses need.
  * @example
  * ```ts
- * import { policyTerms } from '@tollgate/core';
+ * import { policyTerms } from '@tollgate/core/license';
  * const { seats } = policyTerms(row.document);
  * ```
  */
@@ -58,7 +58,7 @@ export function policyTerms(document: unknown): PolicyTerms {
  * @returns The policy.
  * @example
  * ```ts
- * import { readLicensePolicy } from '@tollgate/core';
+ * import { readLicensePolicy } from '@tollgate/core/license';
  * const policy = await readLicensePolicy(sql, vendorId, policyId);
  * ```
  */

@@ -1,5 +1,5 @@
 import type { SqlClient } from '../../../storage/sql-client';
-import type { AdminCursorPosition } from '../admin-input';
+import type { AdminCursorPosition } from '../page';
 import { policyDocument, type PolicyDocument } from './policy-document';
 
 /** A policy: its current document and version. */
@@ -78,7 +78,7 @@ const toVersion = (row: VersionRow): PolicyVersionRecord => ({
  * @returns The store.
  * @example
  * ```ts
- * import { createSqlPolicyStore } from '@tollgate/core';
+ * import { createSqlPolicyStore } from '@tollgate/core/license';
  * const policy = await createSqlPolicyStore(sql).get(vendorId, policyId);
  * ```
  */

@@ -104,7 +104,7 @@ type PolicyFields = Omit<PolicyDocument, 'id'>;
  * @returns The problems, empty when the document is consistent.
  * @example
  * ```ts
- * import { policyRuleProblems } from '@tollgate/core';
+ * import { policyRuleProblems } from '@tollgate/core/license';
  * policyRuleProblems({ ...policy, expiry_behavior: 'fallback', fallback_tier: null }); // ['fallback_tier is required when …']
  * ```
  */
@@ -169,7 +169,7 @@ export const policyReplaceSchema = v.pipe(v.strictObject({ id: policyIdSchema, .
  * @returns A fresh document.
  * @example
  * ```ts
- * import { policyDocument } from '@tollgate/core';
+ * import { policyDocument } from '@tollgate/core/license';
  * JSON.stringify(policyDocument(row.document));
  * ```
  */

@@ -6,8 +6,8 @@ import { hexEncode } from '../../../src/crypto/hex';
 import { utf8Encode } from '../../../src/crypto/utf8';
 import { AdminError } from '../../../src/errors/admin';
 import { catalogTestEngines, openCatalogTestDatabase, seedVendor, t0, type SeededVendor } from '../../support/catalog-policies-fixture';
-import { createSqlCatalogStore } from '../../../src/license/admin/catalog/catalog-store';
-import { entitlementSnapshot, resolveEntitlements } from '../../../src/license/admin/catalog/resolve-entitlements';
+import { createSqlCatalogStore } from '../../../src/license/model/catalog/catalog-store';
+import { entitlementSnapshot, resolveEntitlements } from '../../../src/license/model/catalog/resolve-entitlements';
 
 async function rejection(promise: Promise<unknown>): Promise<AdminError> {
   const error = await promise.then(

@@ -1,5 +1,5 @@
 import type { SqlClient } from '../../../storage/sql-client';
-import type { AdminCursorPosition } from '../admin-input';
+import type { AdminCursorPosition } from '../page';
 import type { CatalogKind } from './catalog-schemas';
 
 /** Feature and group ids an item holds (sorted, without duplicates; both empty for a feature). */
@@ -119,7 +119,7 @@ const missingOf = (row: CheckedRow | undefined): string[] => [...(row?.missing ?
  * @returns The store.
  * @example
  * ```ts
- * import { createSqlCatalogStore } from '@tollgate/core';
+ * import { createSqlCatalogStore } from '@tollgate/core/license';
  * const tiers = await createSqlCatalogStore(sql).list(vendorId, productId, 'tier', { limit: 50 });
  * ```
  */

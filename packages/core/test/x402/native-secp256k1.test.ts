@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { evmSignerWithBackend, hexEncode, nobleSecp256k1, recoverDigestSigner, type Secp256k1Backend } from '@tollgate/core';
+import { hexEncode } from '@tollgate/core';
+import { evmSignerWithBackend, nobleSecp256k1, recoverDigestSigner, type Secp256k1Backend } from '@tollgate/core/x402';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadNativeSecp256k1, loadSecp256k1Backend } from '@tollgate/gateway-server';
+import { loadNativeSecp256k1, loadSecp256k1Backend } from '@tollgate/core/node';
 
 // Thousands of vectors: libsecp256k1 must be a drop-in replacement for noble, byte for byte.
 const VECTORS = 2_000;

@@ -40,7 +40,7 @@ const storedPattern = /^scrypt\$([1-9][0-9]{0,7})\$([1-9][0-9]?)\$([1-9][0-9]?)\
  * @returns Its normalised form.
  * @example
  * ```ts
- * import { normalizeAccountPassword } from '@tollgate/core';
+ * import { normalizeAccountPassword } from '@tollgate/core/license';
  * normalizeAccountPassword('cafe\u0301') === normalizeAccountPassword('caf\u00e9'); // true
  * ```
  */
@@ -57,7 +57,7 @@ export function normalizeAccountPassword(password: string): string {
  * @returns A message for the operator, or `undefined`.
  * @example
  * ```ts
- * import { accountPasswordProblem } from '@tollgate/core';
+ * import { accountPasswordProblem } from '@tollgate/core/license';
  * accountPasswordProblem('short'); // 'must be 8 to 1024 characters'
  * ```
  */
@@ -82,7 +82,7 @@ function derive(password: string, salt: Uint8Array, cost: ScryptParameters): Pro
  * @returns The string to store.
  * @example
  * ```ts
- * import { hashAccountPassword } from '@tollgate/core';
+ * import { hashAccountPassword } from '@tollgate/core/license';
  * const passwordHash = await hashAccountPassword('correct horse battery staple');
  * ```
  */
@@ -116,7 +116,7 @@ function parseStored(stored: string): { cost: ScryptParameters; salt: Uint8Array
  * @returns Whether it matches.
  * @example
  * ```ts
- * import { verifyAccountPassword } from '@tollgate/core';
+ * import { verifyAccountPassword } from '@tollgate/core/license';
  * if (!(await verifyAccountPassword(account.passwordHash, typed))) refuse();
  * ```
  */

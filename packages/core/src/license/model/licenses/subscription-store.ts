@@ -79,7 +79,7 @@ const toRecord = (row: SubscriptionRow): SubscriptionRecord => ({
  * @returns The store.
  * @example
  * ```ts
- * import { createSqlSubscriptionStore } from '@tollgate/core';
+ * import { createSqlSubscriptionStore } from '@tollgate/core/license';
  * const subscription = await createSqlSubscriptionStore(sql).get(vendorId, licenseId);
  * ```
  */

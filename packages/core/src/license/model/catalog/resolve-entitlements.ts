@@ -47,7 +47,7 @@ type ReferencedRow = { product_found: boolean; kind: 'feature' | 'group' | 'tier
  *   every unknown tier, feature or group.
  * @example
  * ```ts
- * import { resolveEntitlements } from '@tollgate/core';
+ * import { resolveEntitlements } from '@tollgate/core/license';
  * const snapshot = await resolveEntitlements(sql, vendorId, { product_id, tier: 'pro', overrides: { remove: ['beta-sync'] } });
  * snapshot.features; // ['export.pdf', 'export.svg', 'sync']
  * ```
@@ -107,7 +107,7 @@ export async function resolveEntitlements(sql: SqlClient, vendorId: string, inpu
  * @returns The snapshot, its fields in a fixed order.
  * @example
  * ```ts
- * import { entitlementSnapshot } from '@tollgate/core';
+ * import { entitlementSnapshot } from '@tollgate/core/license';
  * entitlementSnapshot(productId, null, ['b', 'a']).features; // ['a', 'b']
  * ```
  */

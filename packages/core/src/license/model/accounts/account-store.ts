@@ -1,5 +1,5 @@
 import type { SqlClient } from '../../../storage/sql-client';
-import type { AdminCursorPosition } from '../admin-input';
+import type { AdminCursorPosition } from '../page';
 
 /** Account states (the spec names only revocation; docs/decisions.md "License: accounts"). */
 export type AccountStatus = 'active' | 'revoked';
@@ -97,7 +97,7 @@ function toRecord(row: AccountRow): AccountRecord {
  * @returns The normalised address.
  * @example
  * ```ts
- * import { normalizeAccountEmail } from '@tollgate/core';
+ * import { normalizeAccountEmail } from '@tollgate/core/license';
  * normalizeAccountEmail('  Ada@Example.COM '); // 'ada@example.com'
  * ```
  */
@@ -112,7 +112,7 @@ export function normalizeAccountEmail(email: string): string {
  * @returns The store.
  * @example
  * ```ts
- * import { createSqlAccountStore } from '@tollgate/core';
+ * import { createSqlAccountStore } from '@tollgate/core/license';
  * const accounts = await createSqlAccountStore(sql).list(vendorId, { limit: 50 });
  * ```
  */
