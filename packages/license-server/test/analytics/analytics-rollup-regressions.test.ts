@@ -8,9 +8,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hexEncode, ManualClock, type SqlClient } from '@tollgate/core';
 import { hmacSha256, utf8Encode } from '@tollgate/core/crypto';
-import { addAnalyticsDays, analyticsRolledUpThrough, deriveAnalyticsKeys, rollupAnalyticsDay } from '@tollgate/core/license';
+import { addAnalyticsDays, analyticsDueThrough, analyticsRolledUpThrough, deriveAnalyticsKeys, rollupAnalyticsDay, runAnalyticsRollup } from '@tollgate/core/license';
 import pino from 'pino';
-import { runAnalyticsRollup } from '@tollgate/core/license';
 import { openAdminHarness, type AdminHarness } from '../admin/admin-harness';
 import { serverEngines } from '../helpers';
 import { dayOf, rolledUp } from './analytics-fixtures';
@@ -39,7 +38,8 @@ for (const engine of serverEngines) {
 
     beforeAll(async () => {
       bench = await openAdminHarness(engine, { ANALYTICS_JOB_INTERVAL_MS: '3600000', ANALYTICS_K_ANONYMITY: '5' });
-      await rolledUp(bench.sql, dayOf(Date.now() - 86_400_000)); // the start's catch-up round; the next is an hour away
+      // The start's catch-up round; the next is an hour away. The latest due day (yesterday after 00:15 UTC).
+      await rolledUp(bench.sql, analyticsDueThrough(Date.now()));
     }, 120_000);
     afterAll(() => bench?.close());
 

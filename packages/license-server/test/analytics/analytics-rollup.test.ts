@@ -7,9 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hexEncode, ManualClock, type SqlClient } from '@tollgate/core';
 import { hmacSha256, utf8Encode } from '@tollgate/core/crypto';
-import { deriveAnalyticsKeys, hllRelativeStandardError, rollupAnalyticsDay } from '@tollgate/core/license';
+import { analyticsDueThrough, deriveAnalyticsKeys, hllRelativeStandardError, rollupAnalyticsDay, runAnalyticsRollup } from '@tollgate/core/license';
 import pino from 'pino';
-import { runAnalyticsRollup } from '@tollgate/core/license';
 import { openAdminHarness, type AdminHarness } from '../admin/admin-harness';
 import { serverEngines } from '../helpers';
 import { dayOf, eventually, midnightOf, rolledUp, rollupRows } from './analytics-fixtures';
@@ -62,7 +61,6 @@ for (const engine of serverEngines) {
     let bench: AdminHarness;
     const clock = new ManualClock(Date.now());
     const today = dayOf(clock.now());
-    const yesterday = dayOf(clock.now() - dayMs);
     const metrics = async (query: Record<string, string>) => {
       const answer = await bench.call('GET', '/analytics/metrics', { query });
       expect(answer.status, answer.text).toBe(200);
@@ -71,7 +69,9 @@ for (const engine of serverEngines) {
 
     beforeAll(async () => {
       bench = await openAdminHarness(engine, { ANALYTICS_JOB_INTERVAL_MS: '3600000', ANALYTICS_K_ANONYMITY: '5' }, { clock });
-      await rolledUp(bench.sql, yesterday); // The start's catch-up round; later rounds are an hour away.
+      // The start's catch-up round; later rounds are an hour away. The latest due day, not "yesterday":
+      // until 00:15 UTC yesterday is not due yet, and a run crossing midnight waited for it in vain.
+      await rolledUp(bench.sql, analyticsDueThrough(clock.now()));
     }, 120_000);
     afterAll(() => bench?.close());
 
@@ -191,7 +191,7 @@ for (const engine of serverEngines.filter((candidate) => candidate.name !== 'pgl
     beforeAll(async () => {
       bench = await openAdminHarness(engine, { ANALYTICS_JOB_INTERVAL_MS: '50' }, { clock });
       await bench.sandbox.start({ ANALYTICS_JOB_INTERVAL_MS: '50' }, { clock });
-      await rolledUp(bench.sql, dayOf(clock.now() - dayMs));
+      await rolledUp(bench.sql, analyticsDueThrough(clock.now()));
     }, 120_000);
     afterAll(() => bench?.close());
 
