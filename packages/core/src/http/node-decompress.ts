@@ -1,25 +1,6 @@
-import { constants as bufferConstants } from 'node:buffer';
-import { brotliDecompress, gunzip, type ZlibOptions, type BrotliOptions } from 'node:zlib';
-import { corruptCompressedBody, decompressedTooLarge, type Decompressor, type Decompressors } from './decompress';
-
-type ZlibCall = (input: Uint8Array, options: ZlibOptions & BrotliOptions, callback: (error: Error | null, result: Uint8Array) => void) => void;
-
-function cappedZlib(run: ZlibCall, encoding: string): Decompressor {
-  return (input, maxOutputBytes) =>
-    new Promise((resolve, reject) => {
-      // maxOutputLength makes zlib stop and fail as soon as the output passes the cap, so a bomb costs
-      // one output chunk, not its expanded size.
-      run(input, { maxOutputLength: Math.min(maxOutputBytes, bufferConstants.MAX_LENGTH) }, (error, result) => {
-        if (!error) {
-          resolve(new Uint8Array(result.buffer, result.byteOffset, result.byteLength));
-        } else if ((error as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE') {
-          reject(decompressedTooLarge(maxOutputBytes));
-        } else {
-          reject(corruptCompressedBody(encoding, error));
-        }
-      });
-    });
-}
+import { brotliDecompress, gunzip } from 'node:zlib';
+import type { Decompressors } from './decompress';
+import { cappedZlib, type ZlibCall } from './node-zlib-cap';
 
 /**
  * Gzip through Node's zlib, capped with `maxOutputLength`.
