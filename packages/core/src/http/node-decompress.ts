@@ -1,5 +1,5 @@
 import { brotliDecompress, gunzip } from 'node:zlib';
-import type { Decompressors } from './decompress';
+import type { Decompressor, Decompressors } from './decompress';
 import { cappedZlib, type ZlibCall } from './node-zlib-cap';
 
 /**
